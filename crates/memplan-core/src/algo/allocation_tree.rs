@@ -1,0 +1,8 @@
+//! allocation-tree (PyTorch Inductor memory_plan).
+//! (Placeholder: delegates to `naive` until the real algorithm lands.)
+
+use crate::problem::Problem;
+/// Plans the space.
+pub fn plan(problem: &Problem) -> Vec<u64> {
+    super::naive::plan(problem)
+}

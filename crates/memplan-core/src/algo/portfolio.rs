@@ -1,0 +1,9 @@
+//! portfolio (placeholder: naive until it lands).
+
+use super::{Options, SpacePlan};
+use crate::problem::Problem;
+
+/// Runs the portfolio.
+pub fn plan(problem: &Problem, _opts: &Options) -> SpacePlan {
+    SpacePlan::heuristic(super::naive::plan(problem))
+}
