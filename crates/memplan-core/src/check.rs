@@ -57,7 +57,10 @@ pub enum CheckError {
 }
 
 /// Checks `offsets` against `problem`; returns the peak of each space on success.
-pub fn check_offsets(problem: &Problem, offsets: &[u64]) -> Result<Vec<(MemSpace, u64)>, CheckError> {
+pub fn check_offsets(
+    problem: &Problem,
+    offsets: &[u64],
+) -> Result<Vec<(MemSpace, u64)>, CheckError> {
     if offsets.len() != problem.buffers.len() {
         return Err(CheckError::WrongLength {
             got: offsets.len(),
@@ -171,10 +174,8 @@ mod tests {
 
     #[test]
     fn holes_allow_sharing() {
-        let a = Buffer::new(8, 0, 1).with_live(vec![
-            crate::Interval::new(0, 2),
-            crate::Interval::new(6, 8),
-        ]);
+        let a = Buffer::new(8, 0, 1)
+            .with_live(vec![crate::Interval::new(0, 2), crate::Interval::new(6, 8)]);
         let b = Buffer::new(8, 2, 6);
         let c = Buffer::new(8, 5, 7);
         let p = Problem::new(vec![a, b, c]);
@@ -189,14 +190,23 @@ mod tests {
             Buffer::new(8, 0, 4).fixed_at(32),
             Buffer::new(8, 0, 4).in_space(MemSpace(3)),
         ]);
-        assert!(matches!(check_offsets(&p, &[8, 32, 0]), Err(CheckError::Misaligned(..))));
-        assert!(matches!(check_offsets(&p, &[0, 16, 0]), Err(CheckError::FixedMoved(..))));
+        assert!(matches!(
+            check_offsets(&p, &[8, 32, 0]),
+            Err(CheckError::Misaligned(..))
+        ));
+        assert!(matches!(
+            check_offsets(&p, &[0, 16, 0]),
+            Err(CheckError::FixedMoved(..))
+        ));
         // Different spaces never collide.
         assert_eq!(
             check_offsets(&p, &[0, 32, 0]).unwrap(),
             vec![(MemSpace(0), 40), (MemSpace(3), 8)]
         );
         p.capacity = Some(39);
-        assert!(matches!(check_offsets(&p, &[0, 32, 0]), Err(CheckError::OverCapacity(..))));
+        assert!(matches!(
+            check_offsets(&p, &[0, 32, 0]),
+            Err(CheckError::OverCapacity(..))
+        ));
     }
 }

@@ -260,8 +260,10 @@ impl Problem {
                 }
             }
         }
-        let fixed: Vec<(BufferId, &Buffer)> =
-            self.iter().filter(|(_, b)| b.fixed_offset.is_some()).collect();
+        let fixed: Vec<(BufferId, &Buffer)> = self
+            .iter()
+            .filter(|(_, b)| b.fixed_offset.is_some())
+            .collect();
         let mut sorted = fixed.clone();
         sorted.sort_by_key(|(_, b)| b.start());
         for (i, (ia, a)) in sorted.iter().enumerate() {
