@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod commands;
+mod diag;
+mod io;
+mod svg;
 
 /// Compile-time memory planning for tensor compilers.
 #[derive(Parser)]
