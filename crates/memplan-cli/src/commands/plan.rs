@@ -327,7 +327,7 @@ fn plan_command(args: &PlanArgs) -> Result<(), u8> {
         })?;
     }
     let text = if args.json {
-        format!("{summary_json}\n")
+        format!("{}\n", serde_json::to_string(&summary).unwrap_or_default())
     } else {
         human_summary(&summary)
     };
