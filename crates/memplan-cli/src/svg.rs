@@ -72,17 +72,10 @@ fn panel(s: &mut String, input: &PlotInput<'_>, space: MemSpace, y0: f64, label_
     let members: Vec<usize> = (0..input.problem.buffers.len())
         .filter(|&i| input.problem.buffers[i].space == space)
         .collect();
-    let t0 = members
-        .iter()
-        .map(|&i| input.problem.buffers[i].start())
-        .min()
-        .unwrap_or(0);
-    let t1 = members
-        .iter()
-        .map(|&i| input.problem.buffers[i].end())
-        .max()
-        .unwrap_or(1)
-        .max(t0 + 1);
+    // One time axis for all panels, so that spaces line up.
+    let all = &input.problem.buffers;
+    let t0 = all.iter().map(|b| b.start()).min().unwrap_or(0);
+    let t1 = all.iter().map(|b| b.end()).max().unwrap_or(1).max(t0 + 1);
     let peak = input.plan.peak_of(space);
     let lb = input
         .lower_bounds
@@ -110,7 +103,7 @@ fn panel(s: &mut String, input: &PlotInput<'_>, space: MemSpace, y0: f64, label_
         top + h,
         top + h
     );
-    for t in ticks(t0 as f64, t1 as f64) {
+    for t in ticks(t0 as f64, t1 as f64, 1.0) {
         let px = x(t as u64);
         let _ = writeln!(
             s,
@@ -121,7 +114,12 @@ fn panel(s: &mut String, input: &PlotInput<'_>, space: MemSpace, y0: f64, label_
             t as u64
         );
     }
-    for a in ticks(0.0, amax) {
+    // Address ticks are round in the unit the labels use (B, KiB, MiB, ...).
+    let unit = 1024f64.powi((amax.log(1024.0).floor() as i32).clamp(0, 4));
+    for a in ticks(0.0, amax / unit, 1.0 / unit)
+        .into_iter()
+        .map(|t| t * unit)
+    {
         let py = y(a as u64);
         let _ = writeln!(
             s,
@@ -194,17 +192,17 @@ fn panel(s: &mut String, input: &PlotInput<'_>, space: MemSpace, y0: f64, label_
     }
 }
 
-/// About five round tick values covering `[lo, hi]`.
-fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+/// About five round tick values covering `[lo, hi]`, at least `min_step` apart.
+fn ticks(lo: f64, hi: f64, min_step: f64) -> Vec<f64> {
     let span = (hi - lo).max(1.0);
     let raw = span / 5.0;
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
-        .find(|&st| span / st <= 6.0)
+        .find(|&st| span / st <= 7.0)
         .unwrap_or(10.0 * mag)
-        .max(1.0);
+        .max(min_step);
     let mut t = (lo / step).ceil() * step;
     let mut out = Vec::new();
     while t <= hi + 1e-9 {
@@ -225,6 +223,8 @@ fn bytes(n: u64) -> String {
     }
     if u == 0 {
         format!("{n} B")
+    } else if v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[u])
     } else {
         format!("{v:.1} {}", UNITS[u])
     }
@@ -292,8 +292,11 @@ mod tests {
 
     #[test]
     fn ticks_are_round() {
-        assert_eq!(ticks(0.0, 10.0), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
-        assert_eq!(ticks(0.0, 1_048_576.0)[1], 200_000.0);
+        assert_eq!(ticks(0.0, 10.0, 1.0), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(ticks(0.0, 1_048_576.0, 1.0)[1], 200_000.0);
+        assert_eq!(ticks(0.0, 3.0, 1.0), vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(ticks(0.0, 1.4, 0.001).len(), 8);
         assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(400 << 10), "400 KiB");
     }
 }
