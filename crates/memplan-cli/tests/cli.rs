@@ -125,6 +125,29 @@ fn plan_example_with_verify_json_svg_and_output() {
     assert!(svg.contains("address (bytes)") && svg.contains(">time<"));
 }
 
+/// The README's first command.
+#[test]
+fn readme_example_plans_and_verifies() {
+    let dir = scratch("readme");
+    let svg = dir.join("plan.svg");
+    let o = memplan(&[
+        "plan",
+        &example("resnet50.fused.csv"),
+        "--verify",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("71 buffers") && stdout(&o).contains("verified"));
+    assert_eq!(
+        std::fs::read_to_string(&svg)
+            .unwrap()
+            .matches("<title>")
+            .count(),
+        71
+    );
+}
+
 #[test]
 fn human_summary_and_plan_on_stdout() {
     let o = memplan(&["plan", &example("resnet_block.csv"), "--algo", "naive"]);
@@ -398,7 +421,14 @@ fn bench_prints_a_checked_table() {
         .iter()
         .map(|l| l.split('|').nth(1).unwrap().trim())
         .collect();
-    assert_eq!(files, vec!["attention_spaces.json", "resnet_block.csv"]);
+    assert_eq!(
+        files,
+        vec![
+            "attention_spaces.json",
+            "resnet50.fused.csv",
+            "resnet_block.csv"
+        ]
+    );
     assert!(lines.last().unwrap().starts_with("| geomean |"));
     // Ratios have four decimals.
     let cell = lines[3].split('|').nth(4).unwrap().trim();
