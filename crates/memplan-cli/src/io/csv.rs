@@ -215,8 +215,13 @@ fn csv_error(name: &str, source: &str, e: &csv::Error) -> InputError {
 /// and of the whole record (without its line break). Quotes are honoured.
 fn field_spans(source: &str, start: usize) -> (Vec<Range<usize>>, Range<usize>) {
     let bytes = source.as_bytes();
+    // The csv crate may report a record as starting on the `\n` of a `\r\n`.
+    let mut start = start.min(bytes.len());
+    while start < bytes.len() && matches!(bytes[start], b'\r' | b'\n') {
+        start += 1;
+    }
     let mut spans = Vec::new();
-    let (mut i, mut field_start, mut quoted) = (start.min(bytes.len()), start, false);
+    let (mut i, mut field_start, mut quoted) = (start, start, false);
     let trim = |mut a: usize, mut b: usize| {
         while a < b && bytes[a].is_ascii_whitespace() {
             a += 1;
@@ -239,7 +244,7 @@ fn field_spans(source: &str, start: usize) -> (Vec<Range<usize>>, Range<usize>) 
         i += 1;
     }
     spans.push(trim(field_start, i));
-    (spans, start.min(bytes.len())..i)
+    (spans, start..i)
 }
 
 impl Table {
@@ -322,6 +327,13 @@ mod tests {
         let texts: Vec<&str> = spans.iter().map(|r| &src[r.clone()]).collect();
         assert_eq!(texts, vec!["a", "b", "\"c,d\""]);
         assert_eq!(&src[rec], "a, b ,\"c,d\"");
+    }
+
+    #[test]
+    fn crlf_rows_point_at_their_own_line() {
+        let src = "id,lower,upper,size\r\na,0,2,8\r\nb,1,3,x\r\n".to_string();
+        let e = parse("t.csv", src).unwrap_err();
+        assert!(e.render().contains("t.csv:3:7"), "{}", e.render());
     }
 
     #[test]

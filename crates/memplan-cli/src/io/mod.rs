@@ -102,7 +102,11 @@ pub fn load(path: &Path) -> Result<LoadedProblem, InputError> {
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::whole_file(&name, format!("cannot read the file: {e}")))?;
     let source = match String::from_utf8(bytes) {
-        Ok(s) => s,
+        // A byte-order mark (spreadsheets write one) is not part of the header.
+        Ok(s) => match s.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => s,
+        },
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
