@@ -1,0 +1,19 @@
+//! Custom assembly formats, one file per dialect. Each file exposes `register(&mut Registry)`
+//! adding [`OpDef`](crate::registry::OpDef)s with a parse fn, a print fn, traits, a default
+//! dialect and the inherent attribute names. `builtin.rs` and `func.rs` are the reference
+//! examples (regions, symbols, signatures); `arith.rs` shows the compact pattern for
+//! families of simple ops. To add a dialect: create `dialects/NAME.rs` with a `register`
+//! function and call it from [`register_all`].
+
+pub mod arith;
+pub mod builtin;
+pub mod func;
+
+use crate::registry::Registry;
+
+/// Registers every dialect memplan knows.
+pub fn register_all(r: &mut Registry) {
+    builtin::register(r);
+    func::register(r);
+    arith::register(r);
+}

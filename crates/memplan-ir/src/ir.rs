@@ -1,0 +1,602 @@
+//! The IR model: one [`Module`] owns arenas of operations, blocks, regions and values,
+//! addressed by typed `u32` ids (ARCHITECTURE.md trait 4, after cranelift's `entity` and
+//! regalloc2's `index.rs`). Operations in a block form a doubly linked list (O(1) insert
+//! and erase); every value keeps its list of uses, so `replace_all_uses` and erasure are
+//! cheap. Erased entities stay in the arenas as tombstones; ids are never reused.
+//! The shape mirrors MLIR's `Operation`/`Block`/`Region`/`Value` (mlir/include/mlir/IR).
+
+use std::collections::HashMap;
+
+use crate::attrs::{Dict, Location};
+use crate::types::Type;
+
+macro_rules! id {
+    ($name:ident, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The index into the arena.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+id!(OpId, "An operation.");
+id!(BlockId, "A block.");
+id!(RegionId, "A region.");
+id!(ValueId, "An SSA value (an op result or a block argument).");
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    /// Result `index` of `op`.
+    OpResult {
+        /// The defining op.
+        op: OpId,
+        /// Result number.
+        index: u32,
+    },
+    /// Argument `index` of `block`.
+    BlockArg {
+        /// The owning block.
+        block: BlockId,
+        /// Argument number.
+        index: u32,
+    },
+    /// A parser placeholder for a forward reference (never present after a successful parse).
+    Placeholder,
+}
+
+/// One use of a value: operand `index` of `op`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Use {
+    /// The user.
+    pub op: OpId,
+    /// Operand number.
+    pub index: u32,
+}
+
+/// Data of a value.
+#[derive(Clone, Debug)]
+pub struct ValueData {
+    /// Its type.
+    pub ty: Type,
+    def: ValueDef,
+    uses: Vec<Use>,
+    /// The SSA name it had in the source (`c0` for `%c0`), a hint for the printer.
+    pub name_hint: Option<String>,
+    /// Location of a block argument.
+    pub loc: Option<Location>,
+}
+
+/// Data of an operation.
+#[derive(Clone, Debug)]
+pub struct OpData {
+    /// Full name (`dialect.op`).
+    pub name: String,
+    operands: Vec<ValueId>,
+    results: Vec<ValueId>,
+    /// Discardable attributes (`{...}`).
+    pub attrs: Dict,
+    /// Properties / inherent attributes (`<{...}>`).
+    pub props: Dict,
+    /// Successor blocks (their operands are part of `operands`, as in MLIR).
+    pub successors: Vec<BlockId>,
+    regions: Vec<RegionId>,
+    /// Location.
+    pub loc: Location,
+    /// Where the op was written in the parsed source (empty for created ops).
+    pub span: crate::diag::Span,
+    parent: Option<BlockId>,
+    prev: Option<OpId>,
+    next: Option<OpId>,
+    erased: bool,
+}
+
+/// Data of a block.
+#[derive(Clone, Debug, Default)]
+pub struct BlockData {
+    args: Vec<ValueId>,
+    parent: Option<RegionId>,
+    first: Option<OpId>,
+    last: Option<OpId>,
+    /// The label it had in the source (`bb3`), a hint for the printer.
+    pub name_hint: Option<String>,
+}
+
+/// Data of a region.
+#[derive(Clone, Debug, Default)]
+pub struct RegionData {
+    blocks: Vec<BlockId>,
+    parent: Option<OpId>,
+}
+
+/// Everything needed to create an operation (MLIR's `OperationState`).
+#[derive(Clone, Debug)]
+pub struct OperationState {
+    /// Full op name.
+    pub name: String,
+    /// Operands (successor operands included).
+    pub operands: Vec<ValueId>,
+    /// Result types.
+    pub result_types: Vec<Type>,
+    /// Discardable attributes.
+    pub attrs: Dict,
+    /// Properties.
+    pub props: Dict,
+    /// Successors.
+    pub successors: Vec<BlockId>,
+    /// Detached regions to attach.
+    pub regions: Vec<RegionId>,
+    /// Location.
+    pub loc: Location,
+}
+
+impl OperationState {
+    /// A state with just a name and an unknown location.
+    pub fn new(name: impl Into<String>) -> OperationState {
+        OperationState {
+            name: name.into(),
+            operands: Vec::new(),
+            result_types: Vec::new(),
+            attrs: Dict::new(),
+            props: Dict::new(),
+            successors: Vec::new(),
+            regions: Vec::new(),
+            loc: Location::Unknown,
+        }
+    }
+}
+
+/// The IR container: arenas plus the top-level `builtin.module` op.
+#[derive(Clone, Debug)]
+pub struct Module {
+    ops: Vec<OpData>,
+    blocks: Vec<BlockData>,
+    regions: Vec<RegionData>,
+    values: Vec<ValueData>,
+    /// The top-level op (normally `builtin.module`).
+    pub top: OpId,
+    /// `#alias = ...` and `!alias = ...` definitions from the source, verbatim, in order
+    /// (re-printed so that opaque dialect text referring to them stays valid).
+    pub alias_defs: Vec<(String, String)>,
+    /// Location aliases (`#loc3 = loc(...)`) by name (with `#`).
+    pub loc_aliases: HashMap<String, Location>,
+    /// The `{-# ... #-}` block, verbatim, delimiters included.
+    pub file_metadata: Option<String>,
+}
+
+impl Default for Module {
+    fn default() -> Self {
+        Module::new()
+    }
+}
+
+impl Module {
+    /// An empty `builtin.module` with one empty block.
+    pub fn new() -> Module {
+        let mut m = Module {
+            ops: Vec::new(),
+            blocks: Vec::new(),
+            regions: Vec::new(),
+            values: Vec::new(),
+            top: OpId(0),
+            alias_defs: Vec::new(),
+            loc_aliases: HashMap::new(),
+            file_metadata: None,
+        };
+        let r = m.create_region();
+        let b = m.create_block();
+        m.append_block(r, b);
+        let mut st = OperationState::new("builtin.module");
+        st.regions.push(r);
+        m.top = m.create_op(st);
+        m
+    }
+
+    /// The body block of the top-level module.
+    pub fn body(&self) -> BlockId {
+        self.region(self.op(self.top).regions[0]).blocks[0]
+    }
+
+    // ----- accessors -----
+
+    /// Operation data.
+    pub fn op(&self, op: OpId) -> &OpData {
+        &self.ops[op.index()]
+    }
+    /// Mutable operation data (name, attributes, properties, successors, location).
+    pub fn op_mut(&mut self, op: OpId) -> &mut OpData {
+        &mut self.ops[op.index()]
+    }
+    /// Block data.
+    pub fn block(&self, b: BlockId) -> &BlockData {
+        &self.blocks[b.index()]
+    }
+    /// Mutable block data.
+    pub fn block_mut(&mut self, b: BlockId) -> &mut BlockData {
+        &mut self.blocks[b.index()]
+    }
+    /// Region data.
+    pub fn region(&self, r: RegionId) -> &RegionData {
+        &self.regions[r.index()]
+    }
+    /// Value data.
+    pub fn value(&self, v: ValueId) -> &ValueData {
+        &self.values[v.index()]
+    }
+    /// Mutable value data (type, name hint, location).
+    pub fn value_mut(&mut self, v: ValueId) -> &mut ValueData {
+        &mut self.values[v.index()]
+    }
+    /// The type of a value.
+    pub fn value_type(&self, v: ValueId) -> &Type {
+        &self.values[v.index()].ty
+    }
+    /// Where a value is defined.
+    pub fn value_def(&self, v: ValueId) -> ValueDef {
+        self.values[v.index()].def
+    }
+    /// The op defining `v`, if it is a result.
+    pub fn defining_op(&self, v: ValueId) -> Option<OpId> {
+        match self.values[v.index()].def {
+            ValueDef::OpResult { op, .. } => Some(op),
+            _ => None,
+        }
+    }
+    /// The uses of a value.
+    pub fn uses(&self, v: ValueId) -> &[Use] {
+        &self.values[v.index()].uses
+    }
+    /// Number of values ever created (arena size).
+    pub fn num_values(&self) -> usize {
+        self.values.len()
+    }
+    /// Number of ops ever created (arena size, tombstones included).
+    pub fn num_ops(&self) -> usize {
+        self.ops.len()
+    }
+    /// Number of blocks ever created.
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    /// True if the op was erased.
+    pub fn is_erased(&self, op: OpId) -> bool {
+        self.ops[op.index()].erased
+    }
+
+    // ----- op data -----
+
+    /// Operands of an op.
+    pub fn operands(&self, op: OpId) -> &[ValueId] {
+        &self.ops[op.index()].operands
+    }
+    /// Results of an op.
+    pub fn results(&self, op: OpId) -> &[ValueId] {
+        &self.ops[op.index()].results
+    }
+    /// Result `i` of an op.
+    pub fn result(&self, op: OpId, i: usize) -> ValueId {
+        self.ops[op.index()].results[i]
+    }
+    /// Regions of an op.
+    pub fn regions(&self, op: OpId) -> &[RegionId] {
+        &self.ops[op.index()].regions
+    }
+    /// Block arguments.
+    pub fn block_args(&self, b: BlockId) -> &[ValueId] {
+        &self.blocks[b.index()].args
+    }
+    /// Blocks of a region, in order.
+    pub fn region_blocks(&self, r: RegionId) -> &[BlockId] {
+        &self.regions[r.index()].blocks
+    }
+    /// The entry block of a region.
+    pub fn entry_block(&self, r: RegionId) -> Option<BlockId> {
+        self.regions[r.index()].blocks.first().copied()
+    }
+    /// The block containing `op`.
+    pub fn op_block(&self, op: OpId) -> Option<BlockId> {
+        self.ops[op.index()].parent
+    }
+    /// The region containing `b`.
+    pub fn block_region(&self, b: BlockId) -> Option<RegionId> {
+        self.blocks[b.index()].parent
+    }
+    /// The op owning `r`.
+    pub fn region_op(&self, r: RegionId) -> Option<OpId> {
+        self.regions[r.index()].parent
+    }
+    /// The op whose region contains `op`.
+    pub fn parent_op(&self, op: OpId) -> Option<OpId> {
+        let b = self.op_block(op)?;
+        self.region_op(self.block_region(b)?)
+    }
+    /// The next op in the same block.
+    pub fn next_op(&self, op: OpId) -> Option<OpId> {
+        self.ops[op.index()].next
+    }
+    /// The previous op in the same block.
+    pub fn prev_op(&self, op: OpId) -> Option<OpId> {
+        self.ops[op.index()].prev
+    }
+    /// First op of a block.
+    pub fn first_op(&self, b: BlockId) -> Option<OpId> {
+        self.blocks[b.index()].first
+    }
+    /// Last op of a block (the terminator, when it has one).
+    pub fn last_op(&self, b: BlockId) -> Option<OpId> {
+        self.blocks[b.index()].last
+    }
+    /// The ops of a block in order.
+    pub fn block_ops(&self, b: BlockId) -> BlockOps<'_> {
+        BlockOps {
+            m: self,
+            cur: self.blocks[b.index()].first,
+        }
+    }
+
+    // ----- creation -----
+
+    /// Creates a detached op from a state (its results are new values).
+    pub fn create_op(&mut self, st: OperationState) -> OpId {
+        let id = OpId(self.ops.len() as u32);
+        let results = st
+            .result_types
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                self.new_value(
+                    ty,
+                    ValueDef::OpResult {
+                        op: id,
+                        index: i as u32,
+                    },
+                )
+            })
+            .collect();
+        for r in &st.regions {
+            self.regions[r.index()].parent = Some(id);
+        }
+        self.ops.push(OpData {
+            name: st.name,
+            operands: Vec::new(),
+            results,
+            attrs: st.attrs,
+            props: st.props,
+            successors: st.successors,
+            regions: st.regions,
+            loc: st.loc,
+            span: crate::diag::Span::default(),
+            parent: None,
+            prev: None,
+            next: None,
+            erased: false,
+        });
+        for v in st.operands {
+            self.push_operand(id, v);
+        }
+        id
+    }
+    fn new_value(&mut self, ty: Type, def: ValueDef) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        self.values.push(ValueData {
+            ty,
+            def,
+            uses: Vec::new(),
+            name_hint: None,
+            loc: None,
+        });
+        id
+    }
+    /// Creates a placeholder value (used by the parser for forward references).
+    pub fn create_placeholder(&mut self, ty: Type) -> ValueId {
+        self.new_value(ty, ValueDef::Placeholder)
+    }
+    /// Creates a detached empty region.
+    pub fn create_region(&mut self) -> RegionId {
+        self.regions.push(RegionData::default());
+        RegionId(self.regions.len() as u32 - 1)
+    }
+    /// Attaches a detached region to an op (as its last region).
+    pub fn push_region(&mut self, op: OpId, r: RegionId) {
+        self.regions[r.index()].parent = Some(op);
+        self.ops[op.index()].regions.push(r);
+    }
+    /// Creates a detached block without arguments.
+    pub fn create_block(&mut self) -> BlockId {
+        self.blocks.push(BlockData::default());
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+    /// Appends an argument to a block.
+    pub fn add_block_arg(&mut self, b: BlockId, ty: Type, loc: Option<Location>) -> ValueId {
+        let index = self.blocks[b.index()].args.len() as u32;
+        let v = self.new_value(ty, ValueDef::BlockArg { block: b, index });
+        self.values[v.index()].loc = loc;
+        self.blocks[b.index()].args.push(v);
+        v
+    }
+    /// Appends a detached block to a region.
+    pub fn append_block(&mut self, r: RegionId, b: BlockId) {
+        self.blocks[b.index()].parent = Some(r);
+        self.regions[r.index()].blocks.push(b);
+    }
+
+    // ----- operands and uses -----
+
+    /// Appends an operand to an op.
+    pub fn push_operand(&mut self, op: OpId, v: ValueId) {
+        let index = self.ops[op.index()].operands.len() as u32;
+        self.ops[op.index()].operands.push(v);
+        self.values[v.index()].uses.push(Use { op, index });
+    }
+    /// Sets operand `i` of `op` to `v`.
+    pub fn set_operand(&mut self, op: OpId, i: usize, v: ValueId) {
+        let old = self.ops[op.index()].operands[i];
+        self.remove_use(
+            old,
+            Use {
+                op,
+                index: i as u32,
+            },
+        );
+        self.ops[op.index()].operands[i] = v;
+        self.values[v.index()].uses.push(Use {
+            op,
+            index: i as u32,
+        });
+    }
+    fn remove_use(&mut self, v: ValueId, u: Use) {
+        let uses = &mut self.values[v.index()].uses;
+        if let Some(p) = uses.iter().position(|x| *x == u) {
+            uses.swap_remove(p);
+        }
+    }
+    /// Replaces every use of `old` by `new`.
+    pub fn replace_all_uses(&mut self, old: ValueId, new: ValueId) {
+        if old == new {
+            return;
+        }
+        let uses = std::mem::take(&mut self.values[old.index()].uses);
+        for u in &uses {
+            self.ops[u.op.index()].operands[u.index as usize] = new;
+        }
+        self.values[new.index()].uses.extend(uses);
+    }
+
+    // ----- placement -----
+
+    /// Appends a detached op at the end of `b`.
+    pub fn append_op(&mut self, b: BlockId, op: OpId) {
+        let last = self.blocks[b.index()].last;
+        self.link(op, b, last, None);
+    }
+    /// Inserts a detached op at the start of `b`.
+    pub fn prepend_op(&mut self, b: BlockId, op: OpId) {
+        let first = self.blocks[b.index()].first;
+        self.link(op, b, None, first);
+    }
+    /// Inserts a detached op before `anchor`.
+    pub fn insert_before(&mut self, anchor: OpId, op: OpId) {
+        let b = self.ops[anchor.index()]
+            .parent
+            .expect("anchor is in a block");
+        let prev = self.ops[anchor.index()].prev;
+        self.link(op, b, prev, Some(anchor));
+    }
+    /// Inserts a detached op after `anchor`.
+    pub fn insert_after(&mut self, anchor: OpId, op: OpId) {
+        let b = self.ops[anchor.index()]
+            .parent
+            .expect("anchor is in a block");
+        let next = self.ops[anchor.index()].next;
+        self.link(op, b, Some(anchor), next);
+    }
+    fn link(&mut self, op: OpId, b: BlockId, prev: Option<OpId>, next: Option<OpId>) {
+        debug_assert!(
+            self.ops[op.index()].parent.is_none(),
+            "op is already in a block"
+        );
+        let d = &mut self.ops[op.index()];
+        d.parent = Some(b);
+        d.prev = prev;
+        d.next = next;
+        match prev {
+            Some(p) => self.ops[p.index()].next = Some(op),
+            None => self.blocks[b.index()].first = Some(op),
+        }
+        match next {
+            Some(n) => self.ops[n.index()].prev = Some(op),
+            None => self.blocks[b.index()].last = Some(op),
+        }
+    }
+    /// Unlinks an op from its block (it stays alive, detached).
+    pub fn detach_op(&mut self, op: OpId) {
+        let Some(b) = self.ops[op.index()].parent else {
+            return;
+        };
+        let (prev, next) = (self.ops[op.index()].prev, self.ops[op.index()].next);
+        match prev {
+            Some(p) => self.ops[p.index()].next = next,
+            None => self.blocks[b.index()].first = next,
+        }
+        match next {
+            Some(n) => self.ops[n.index()].prev = prev,
+            None => self.blocks[b.index()].last = prev,
+        }
+        let d = &mut self.ops[op.index()];
+        d.parent = None;
+        d.prev = None;
+        d.next = None;
+    }
+    /// Moves `op` (attached or not) to just before `anchor`.
+    pub fn move_before(&mut self, op: OpId, anchor: OpId) {
+        self.detach_op(op);
+        self.insert_before(anchor, op);
+    }
+    /// Erases an op and everything nested in it, dropping its operand uses.
+    /// Its results must have no remaining uses outside the erased ops (checked in debug builds).
+    pub fn erase_op(&mut self, op: OpId) {
+        self.detach_op(op);
+        for o in self.walk_ops(op).into_iter().rev() {
+            let operands = std::mem::take(&mut self.ops[o.index()].operands);
+            for (i, v) in operands.into_iter().enumerate() {
+                self.remove_use(
+                    v,
+                    Use {
+                        op: o,
+                        index: i as u32,
+                    },
+                );
+            }
+            self.ops[o.index()].erased = true;
+        }
+        debug_assert!(
+            self.ops[op.index()]
+                .results
+                .iter()
+                .all(|r| self.values[r.index()].uses.is_empty()),
+            "erased op still has uses"
+        );
+    }
+
+    // ----- walking -----
+
+    /// All ops nested in `root` (itself included) in pre-order, collected so the caller may edit.
+    pub fn walk_ops(&self, root: OpId) -> Vec<OpId> {
+        let mut out = Vec::new();
+        self.walk(root, &mut |_, o| out.push(o));
+        out
+    }
+    /// Calls `f` on `root` and every nested op in pre-order (no recursion on the Rust stack).
+    pub fn walk(&self, root: OpId, f: &mut dyn FnMut(&Module, OpId)) {
+        let mut stack = vec![root];
+        while let Some(op) = stack.pop() {
+            f(self, op);
+            let mut children = Vec::new();
+            for &r in self.regions(op) {
+                for &b in self.region_blocks(r) {
+                    children.extend(self.block_ops(b));
+                }
+            }
+            stack.extend(children.into_iter().rev());
+        }
+    }
+}
+
+/// Iterator over the ops of a block.
+pub struct BlockOps<'a> {
+    m: &'a Module,
+    cur: Option<OpId>,
+}
+
+impl Iterator for BlockOps<'_> {
+    type Item = OpId;
+    fn next(&mut self) -> Option<OpId> {
+        let c = self.cur?;
+        self.cur = self.m.ops[c.index()].next;
+        Some(c)
+    }
+}

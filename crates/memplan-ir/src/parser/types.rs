@@ -1,0 +1,422 @@
+//! Type parsing: builtin types, function types, `!alias` and `!dialect.type<...>` (verbatim).
+
+use super::{PResult, Parser};
+use crate::attrs::Attribute;
+use crate::diag::{Diagnostic, Span};
+use crate::lexer::{scan_string, skip_trivia, Tok};
+use crate::types::{FloatKind, Signedness, Type, TypeKind, DYNAMIC};
+
+impl<'a> Parser<'a> {
+    /// A type.
+    pub fn parse_type(&mut self) -> PResult<Type> {
+        match self.parse_optional_type()? {
+            Some(t) => Ok(t),
+            None => Err(self.error_expected("type")),
+        }
+    }
+
+    /// True if the current token can start a type.
+    pub fn at_type(&self) -> bool {
+        match self.tok.kind {
+            Tok::ExclId | Tok::LParen => true,
+            Tok::BareId => is_type_keyword(self.peek_text()),
+            _ => false,
+        }
+    }
+
+    /// A type if one starts here.
+    pub fn parse_optional_type(&mut self) -> PResult<Option<Type>> {
+        if !self.at_type() {
+            return Ok(None);
+        }
+        self.enter()?;
+        let t = self.parse_type_inner();
+        self.leave();
+        t.map(Some)
+    }
+
+    /// `: type`
+    pub fn parse_colon_type(&mut self) -> PResult<Type> {
+        self.parse_colon()?;
+        self.parse_type()
+    }
+    /// One or more comma-separated types.
+    pub fn parse_type_list(&mut self) -> PResult<Vec<Type>> {
+        let mut v = vec![self.parse_type()?];
+        while self.at(Tok::Comma) {
+            self.bump();
+            v.push(self.parse_type()?);
+        }
+        Ok(v)
+    }
+    /// `: t1, t2, ...`
+    pub fn parse_colon_type_list(&mut self) -> PResult<Vec<Type>> {
+        self.parse_colon()?;
+        self.parse_type_list()
+    }
+    /// `: t1, t2` if a colon is present, else an empty list.
+    pub fn parse_optional_colon_type_list(&mut self) -> PResult<Vec<Type>> {
+        if self.at(Tok::Colon) {
+            self.parse_colon_type_list()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+    /// `(t1, t2)` (possibly empty).
+    pub fn parse_paren_type_list(&mut self) -> PResult<Vec<Type>> {
+        self.parse_lparen()?;
+        if self.consume_if(Tok::RParen) {
+            return Ok(Vec::new());
+        }
+        let v = self.parse_type_list()?;
+        self.parse_rparen()?;
+        Ok(v)
+    }
+    /// Function results after `->`: one type, or a parenthesised (possibly empty) list.
+    pub fn parse_function_result_types(&mut self) -> PResult<Vec<Type>> {
+        if self.at(Tok::LParen) {
+            self.parse_paren_type_list()
+        } else {
+            Ok(vec![self.parse_type()?])
+        }
+    }
+    /// `-> results` if an arrow is present, else no results.
+    pub fn parse_optional_arrow_type_list(&mut self) -> PResult<Vec<Type>> {
+        if self.consume_if(Tok::Arrow) {
+            self.parse_function_result_types()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+    /// `(inputs) -> results`, returned as the two lists.
+    pub fn parse_function_type(&mut self) -> PResult<(Vec<Type>, Vec<Type>)> {
+        let ins = self.parse_paren_type_list()?;
+        self.parse_arrow()?;
+        let outs = self.parse_function_result_types()?;
+        Ok((ins, outs))
+    }
+
+    fn parse_type_inner(&mut self) -> PResult<Type> {
+        match self.tok.kind {
+            Tok::LParen => {
+                let (ins, outs) = self.parse_function_type()?;
+                Ok(Type::function(ins, outs))
+            }
+            Tok::ExclId => self.parse_excl_type(),
+            _ => {
+                let kw = self.peek_text();
+                let span = self.tok.span;
+                self.bump();
+                self.parse_keyword_type(kw, span)
+            }
+        }
+    }
+
+    fn parse_excl_type(&mut self) -> PResult<Type> {
+        let name = self.peek_text();
+        let span = self.tok.span;
+        if let Some(t) = self.type_aliases.get(name) {
+            let t = t.clone();
+            self.bump();
+            return Ok(t);
+        }
+        let end = span.end as usize;
+        let has_body = self.src.as_bytes().get(end) == Some(&b'<');
+        if !has_body && !name.contains('.') {
+            return Err(Diagnostic::new(
+                span,
+                format!("undefined symbol alias id '{}'", &name[1..]),
+            ));
+        }
+        let stop = if has_body {
+            self.scan_balanced(end)?
+        } else {
+            end
+        };
+        let text = self.src[span.start as usize..stop].to_string();
+        self.reset(stop);
+        Ok(Type::new(TypeKind::Opaque(text)))
+    }
+
+    /// Scans a balanced `<...>` (also `(`, `[`, `{` nested, strings, `->`) starting at `start`
+    /// (which must be `<`); returns the offset after the closing `>`.
+    pub(crate) fn scan_balanced(&self, start: usize) -> PResult<usize> {
+        let b = self.src.as_bytes();
+        let mut stack: Vec<u8> = Vec::new();
+        let mut p = start;
+        while p < b.len() {
+            let c = b[p];
+            match c {
+                b'<' | b'(' | b'[' | b'{' => {
+                    if stack.len() >= super::MAX_DEPTH as usize {
+                        return Err(Diagnostic::new(Span::at(p), "nesting too deep"));
+                    }
+                    stack.push(match c {
+                        b'<' => b'>',
+                        b'(' => b')',
+                        b'[' => b']',
+                        _ => b'}',
+                    });
+                }
+                b'>' | b')' | b']' | b'}' => {
+                    if stack.pop() != Some(c) {
+                        return Err(Diagnostic::new(
+                            Span::new(p, p + 1),
+                            format!("unbalanced '{}' in dialect symbol body", c as char),
+                        ));
+                    }
+                    if stack.is_empty() {
+                        return Ok(p + 1);
+                    }
+                }
+                b'-' if b.get(p + 1) == Some(&b'>') => p += 1,
+                b'"' => match scan_string(b, p) {
+                    Some(e) => {
+                        p = e;
+                        continue;
+                    }
+                    None => {
+                        return Err(Diagnostic::new(
+                            Span::at(p),
+                            "unterminated string in dialect symbol body",
+                        ))
+                    }
+                },
+                _ => {}
+            }
+            p += 1;
+        }
+        Err(Diagnostic::new(
+            Span::at(start),
+            "unbalanced '<' in dialect symbol body: reached the end of the input",
+        ))
+    }
+
+    fn parse_keyword_type(&mut self, kw: &'a str, span: Span) -> PResult<Type> {
+        if let Some(k) = FloatKind::from_name(kw) {
+            return Ok(Type::float(k));
+        }
+        if let Some((sg, w)) = int_type_width(kw) {
+            let width = w.ok_or_else(|| Diagnostic::new(span, "invalid integer width"))?;
+            return Ok(Type::new(TypeKind::Integer {
+                width,
+                signedness: sg,
+            }));
+        }
+        match kw {
+            "index" => Ok(Type::index()),
+            "none" => Ok(Type::none()),
+            "complex" => {
+                self.parse_less()?;
+                let e = self.parse_type()?;
+                self.parse_greater()?;
+                Ok(Type::new(TypeKind::Complex(e)))
+            }
+            "tuple" => {
+                self.parse_less()?;
+                let mut v = Vec::new();
+                if !self.at(Tok::Greater) {
+                    v = self.parse_type_list()?;
+                }
+                self.parse_greater()?;
+                Ok(Type::new(TypeKind::Tuple(v)))
+            }
+            "vector" => {
+                self.parse_less()?;
+                let (shape, scalable) = self.parse_dims(false, true)?;
+                let elem = self.parse_type()?;
+                self.parse_greater()?;
+                Ok(Type::new(TypeKind::Vector {
+                    shape,
+                    scalable,
+                    elem,
+                }))
+            }
+            "tensor" => {
+                self.parse_less()?;
+                if self.unranked_prefix()? {
+                    let elem = self.parse_type()?;
+                    self.parse_greater()?;
+                    return Ok(Type::new(TypeKind::UnrankedTensor { elem }));
+                }
+                let (shape, _) = self.parse_dims(true, false)?;
+                let elem = self.parse_type()?;
+                let encoding = if self.consume_if(Tok::Comma) {
+                    Some(self.parse_attribute()?)
+                } else {
+                    None
+                };
+                self.parse_greater()?;
+                Ok(Type::new(TypeKind::RankedTensor {
+                    shape,
+                    elem,
+                    encoding,
+                }))
+            }
+            "memref" => {
+                self.parse_less()?;
+                if self.unranked_prefix()? {
+                    let elem = self.parse_type()?;
+                    let memory_space = if self.consume_if(Tok::Comma) {
+                        Some(self.parse_attribute()?)
+                    } else {
+                        None
+                    };
+                    self.parse_greater()?;
+                    return Ok(Type::new(TypeKind::UnrankedMemRef { elem, memory_space }));
+                }
+                let (shape, _) = self.parse_dims(true, false)?;
+                let elem = self.parse_type()?;
+                let mut layout = None;
+                let mut memory_space = None;
+                while self.consume_if(Tok::Comma) {
+                    let aspan = self.tok.span;
+                    let a = self.parse_attribute()?;
+                    let is_layout =
+                        matches!(a, Attribute::AffineMap(_) | Attribute::Strided { .. });
+                    if is_layout && layout.is_none() && memory_space.is_none() {
+                        layout = Some(a);
+                    } else if memory_space.is_none() {
+                        memory_space = Some(a);
+                    } else {
+                        return Err(Diagnostic::new(
+                            aspan,
+                            "unexpected extra attribute in memref type",
+                        ));
+                    }
+                }
+                self.parse_greater()?;
+                Ok(Type::new(TypeKind::MemRef {
+                    shape,
+                    elem,
+                    layout,
+                    memory_space,
+                }))
+            }
+            _ => Err(Diagnostic::new(
+                span,
+                format!("expected type, found '{kw}'"),
+            )),
+        }
+    }
+
+    /// After `<`: consumes `*x` if present.
+    fn unranked_prefix(&mut self) -> PResult<bool> {
+        if !self.at(Tok::Star) {
+            return Ok(false);
+        }
+        let b = self.src.as_bytes();
+        let p = skip_trivia(b, self.tok.span.end as usize);
+        if b.get(p) != Some(&b'x') {
+            return Err(Diagnostic::new(
+                Span::at(p),
+                "expected 'x' in dimension list",
+            ));
+        }
+        self.reset(p + 1);
+        Ok(true)
+    }
+
+    /// A dimension list `4x?x[8]x` at the current position (raw bytes: `4x8xf32` is one
+    /// MLIR token sequence that needs splitting by hand).
+    pub fn parse_dims(
+        &mut self,
+        allow_dynamic: bool,
+        allow_scalable: bool,
+    ) -> PResult<(Vec<i64>, Vec<bool>)> {
+        let b = self.src.as_bytes();
+        let mut p = self.tok.span.start as usize;
+        let mut shape = Vec::new();
+        let mut scalable = Vec::new();
+        loop {
+            p = skip_trivia(b, p);
+            let start = p;
+            let mut sc = false;
+            let v = match b.get(p) {
+                Some(b'?') => {
+                    if !allow_dynamic {
+                        return Err(Diagnostic::new(
+                            Span::new(p, p + 1),
+                            "dynamic dimensions are not allowed here",
+                        ));
+                    }
+                    p += 1;
+                    DYNAMIC
+                }
+                Some(c) if c.is_ascii_digit() => read_int(b, &mut p)?,
+                Some(b'[') if allow_scalable => {
+                    p = skip_trivia(b, p + 1);
+                    if !b.get(p).is_some_and(|c| c.is_ascii_digit()) {
+                        return Err(Diagnostic::new(
+                            Span::at(p),
+                            "expected a scalable dimension size",
+                        ));
+                    }
+                    let v = read_int(b, &mut p)?;
+                    p = skip_trivia(b, p);
+                    if b.get(p) != Some(&b']') {
+                        return Err(Diagnostic::new(
+                            Span::at(p),
+                            "expected ']' after scalable dimension",
+                        ));
+                    }
+                    p += 1;
+                    sc = true;
+                    v
+                }
+                _ => break,
+            };
+            let q = skip_trivia(b, p);
+            if b.get(q) != Some(&b'x') {
+                return Err(Diagnostic::new(
+                    Span::new(start, q),
+                    "expected 'x' in dimension list",
+                ));
+            }
+            shape.push(v);
+            scalable.push(sc);
+            p = q + 1;
+        }
+        self.reset(p);
+        Ok((shape, scalable))
+    }
+}
+
+fn read_int(b: &[u8], p: &mut usize) -> PResult<i64> {
+    let start = *p;
+    let mut v: i64 = 0;
+    while *p < b.len() && b[*p].is_ascii_digit() {
+        v = v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i64::from(b[*p] - b'0')))
+            .ok_or_else(|| Diagnostic::new(Span::new(start, *p), "dimension size too large"))?;
+        *p += 1;
+    }
+    Ok(v)
+}
+
+fn int_type_width(kw: &str) -> Option<(Signedness, Option<u32>)> {
+    let (sg, digits) = if let Some(d) = kw.strip_prefix("si") {
+        (Signedness::Signed, d)
+    } else if let Some(d) = kw.strip_prefix("ui") {
+        (Signedness::Unsigned, d)
+    } else if let Some(d) = kw.strip_prefix('i') {
+        (Signedness::Signless, d)
+    } else {
+        return None;
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some((sg, digits.parse::<u32>().ok().filter(|w| *w <= 1 << 24)))
+}
+
+/// True if a bare identifier starts a builtin type.
+pub fn is_type_keyword(s: &str) -> bool {
+    FloatKind::from_name(s).is_some()
+        || int_type_width(s).is_some()
+        || matches!(
+            s,
+            "index" | "none" | "complex" | "tuple" | "vector" | "tensor" | "memref"
+        )
+}

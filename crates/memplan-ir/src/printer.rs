@@ -1,0 +1,557 @@
+//! The MLIR text printer. Names are assigned up front for a whole top-level op (so that
+//! forward references in graph regions and out-of-order blocks print correctly), in
+//! print order: source name hints are kept when they are valid and unique (`%c0`,
+//! `%arg0`), otherwise results get `%N` and entry-block arguments `%argN`, restarting
+//! inside ops that are isolated from above (as MLIR's `SSANameState` does).
+//! Ops with a registered custom printer print in custom form unless the generic form is
+//! requested (`--mlir-print-op-generic`).
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use crate::affine::{AffineExpr, AffineMap};
+use crate::attrs::{write_symbol, Attribute, Dict, Location};
+use crate::ir::{BlockId, Module, OpId, RegionId, ValueDef, ValueId};
+use crate::lexer::is_suffix_id;
+use crate::registry::{traits, Registry};
+use crate::types::{write_result_types, Type, DYNAMIC};
+
+/// Printer options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PrintOptions {
+    /// Print every op in generic form.
+    pub generic: bool,
+    /// Print `loc(...)` on ops and block arguments.
+    pub debug_info: bool,
+}
+
+#[derive(Default)]
+struct NameScope {
+    used: HashSet<String>,
+    next_value: u32,
+    next_arg: u32,
+    next_block: u32,
+}
+
+/// The printer; custom op printers receive `&mut Printer` and use its `print_*` methods.
+pub struct Printer<'a> {
+    m: &'a Module,
+    reg: &'a Registry,
+    opts: PrintOptions,
+    out: String,
+    indent: usize,
+    /// name of each value: (base, result index for multi-result ops)
+    names: Vec<Option<(Box<str>, Option<u32>)>>,
+    block_names: Vec<Option<u32>>,
+    scopes: Vec<NameScope>,
+}
+
+/// Prints a whole module: alias definitions, the top-level op, the resource block.
+pub fn print_module(m: &Module, reg: &Registry, opts: PrintOptions) -> String {
+    let mut p = Printer::new(m, reg, opts);
+    for (name, text) in &m.alias_defs {
+        let _ = writeln!(p.out, "{name} = {text}");
+    }
+    p.print_top_op(m.top);
+    p.out.push('\n');
+    if let Some(meta) = &m.file_metadata {
+        p.out.push('\n');
+        p.out.push_str(meta);
+        p.out.push('\n');
+    }
+    p.out
+}
+
+/// Prints one op (and what it contains) on its own, e.g. for remarks and tests.
+pub fn print_op(m: &Module, reg: &Registry, op: OpId, opts: PrintOptions) -> String {
+    let mut p = Printer::new(m, reg, opts);
+    p.print_top_op(op);
+    p.out
+}
+
+impl<'a> Printer<'a> {
+    fn new(m: &'a Module, reg: &'a Registry, opts: PrintOptions) -> Printer<'a> {
+        Printer {
+            m,
+            reg,
+            opts,
+            out: String::new(),
+            indent: 0,
+            names: vec![None; m.num_values()],
+            block_names: vec![None; m.num_blocks()],
+            scopes: vec![NameScope::default()],
+        }
+    }
+
+    fn print_top_op(&mut self, op: OpId) {
+        self.name_op(op);
+        self.print_operation(op);
+    }
+
+    // ===== naming =====
+
+    fn scope(&mut self) -> &mut NameScope {
+        self.scopes.last_mut().expect("a name scope")
+    }
+
+    fn fresh(&mut self, hint: Option<&str>, arg: bool) -> String {
+        if let Some(h) = hint {
+            if is_suffix_id(h) && !h.as_bytes()[0].is_ascii_digit() {
+                if !self.scope().used.contains(h) {
+                    self.scope().used.insert(h.to_string());
+                    return h.to_string();
+                }
+                let mut k = 1;
+                loop {
+                    let c = format!("{h}_{k}");
+                    if !self.scope().used.contains(&c) {
+                        self.scope().used.insert(c.clone());
+                        return c;
+                    }
+                    k += 1;
+                }
+            }
+        }
+        loop {
+            let s = self.scope();
+            let c = if arg {
+                s.next_arg += 1;
+                format!("arg{}", s.next_arg - 1)
+            } else {
+                s.next_value += 1;
+                format!("{}", s.next_value - 1)
+            };
+            if !s.used.contains(&c) {
+                s.used.insert(c.clone());
+                return c;
+            }
+        }
+    }
+
+    fn name_op(&mut self, op: OpId) {
+        let m = self.m;
+        let results = m.results(op);
+        if !results.is_empty() {
+            let hint = m.value(results[0]).name_hint.clone();
+            let base: Box<str> = self.fresh(hint.as_deref(), false).into();
+            if results.len() == 1 {
+                self.names[results[0].index()] = Some((base, None));
+            } else {
+                for (i, r) in results.iter().enumerate() {
+                    self.names[r.index()] = Some((base.clone(), Some(i as u32)));
+                }
+            }
+        }
+        if m.regions(op).is_empty() {
+            return;
+        }
+        let isolated = self
+            .reg
+            .has_trait(&m.op(op).name, traits::ISOLATED_FROM_ABOVE);
+        if isolated {
+            self.scopes.push(NameScope::default());
+        }
+        for &r in m.regions(op) {
+            for (bi, &b) in m.region_blocks(r).iter().enumerate() {
+                let s = self.scope();
+                let n = s.next_block;
+                s.next_block += 1;
+                self.block_names[b.index()] = Some(n);
+                for &a in m.block_args(b) {
+                    let hint = m.value(a).name_hint.clone();
+                    let n = self.fresh(hint.as_deref(), bi == 0);
+                    self.names[a.index()] = Some((n.into(), None));
+                }
+            }
+            for &b in m.region_blocks(r) {
+                for o in m.block_ops(b) {
+                    self.name_op(o);
+                }
+            }
+        }
+        if isolated {
+            self.scopes.pop();
+        }
+    }
+
+    // ===== low-level output =====
+
+    /// Appends raw text.
+    pub fn write(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+    /// The output buffer (for `write!`).
+    pub fn out(&mut self) -> &mut String {
+        &mut self.out
+    }
+    /// The module being printed.
+    pub fn module(&self) -> &'a Module {
+        self.m
+    }
+    /// The options in use.
+    pub fn options(&self) -> PrintOptions {
+        self.opts
+    }
+    /// Newline followed by the current indentation.
+    pub fn print_newline(&mut self) {
+        self.out.push('\n');
+        for _ in 0..self.indent {
+            self.out.push(' ');
+        }
+    }
+    /// ` kw` (a space, then the keyword).
+    pub fn print_keyword(&mut self, kw: &str) {
+        self.out.push(' ');
+        self.out.push_str(kw);
+    }
+
+    // ===== values, types, attributes =====
+
+    /// The printed name of a value, `%x`, `%3#1`.
+    pub fn value_name(&self, v: ValueId) -> String {
+        match self.names.get(v.index()).and_then(|n| n.as_ref()) {
+            Some((b, None)) => format!("%{b}"),
+            Some((b, Some(i))) => format!("%{b}#{i}"),
+            None => format!("%<<UNNAMED:{}>>", v.0),
+        }
+    }
+    /// Prints `%name`.
+    pub fn print_operand(&mut self, v: ValueId) {
+        let n = self.value_name(v);
+        self.out.push_str(&n);
+    }
+    /// Prints `%a, %b`.
+    pub fn print_operands(&mut self, vs: &[ValueId]) {
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.print_operand(v);
+        }
+    }
+    /// Prints a type.
+    pub fn print_type(&mut self, t: &Type) {
+        let _ = write!(self.out, "{t}");
+    }
+    /// Prints `t1, t2`.
+    pub fn print_types(&mut self, ts: &[Type]) {
+        for (i, t) in ts.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.print_type(t);
+        }
+    }
+    /// Prints the types of values, comma separated.
+    pub fn print_value_types(&mut self, vs: &[ValueId]) {
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            let _ = write!(self.out, "{}", self.m.value_type(v));
+        }
+    }
+    /// Prints function results: a single type bare, otherwise `(t1, t2)`.
+    pub fn print_function_result_types(&mut self, ts: &[Type]) {
+        let _ = write_result_types(&mut self.out, ts);
+    }
+    /// Prints `(ins) -> results`.
+    pub fn print_function_type(&mut self, ins: &[Type], outs: &[Type]) {
+        self.out.push('(');
+        self.print_types(ins);
+        self.out.push_str(") -> ");
+        self.print_function_result_types(outs);
+    }
+    /// Prints an attribute (with its type suffix, as in a dictionary).
+    pub fn print_attr(&mut self, a: &Attribute) {
+        let _ = write!(self.out, "{a}");
+    }
+    /// Prints an attribute without its `: type` suffix.
+    pub fn print_attr_untyped(&mut self, a: &Attribute) {
+        a.write_untyped(&mut self.out);
+    }
+    /// Prints `@name`.
+    pub fn print_symbol_name(&mut self, name: &str) {
+        write_symbol(&mut self.out, name);
+    }
+    /// Prints ` {a = 1, b}` if any entry remains after leaving out `elided`.
+    pub fn print_optional_attr_dict(&mut self, d: &Dict, elided: &[&str]) {
+        let kept: Vec<_> = d
+            .iter()
+            .filter(|n| !elided.contains(&n.name.as_str()))
+            .cloned()
+            .collect();
+        if !kept.is_empty() {
+            let _ = write!(self.out, " {}", Dict(kept));
+        }
+    }
+    /// Prints ` attributes {a = 1}` if any entry remains after leaving out `elided`.
+    pub fn print_optional_attr_dict_with_keyword(&mut self, d: &Dict, elided: &[&str]) {
+        if d.iter().any(|n| !elided.contains(&n.name.as_str())) {
+            self.out.push_str(" attributes");
+            self.print_optional_attr_dict(d, elided);
+        }
+    }
+    /// Prints ` loc(...)` when debug info is on.
+    pub fn print_optional_location(&mut self, l: &Location) {
+        if self.opts.debug_info {
+            let _ = write!(self.out, " loc({l})");
+        }
+    }
+    /// Prints a block argument declaration `%arg0: i32` (plus `loc(...)` with debug info).
+    pub fn print_arg_decl(&mut self, v: ValueId) {
+        self.print_operand(v);
+        let _ = write!(self.out, ": {}", self.m.value_type(v));
+        if let Some(l) = self.m.value(v).loc.clone() {
+            self.print_optional_location(&l);
+        }
+    }
+    /// Prints `^bbN`.
+    pub fn print_successor(&mut self, b: BlockId) {
+        let n = self
+            .block_names
+            .get(b.index())
+            .copied()
+            .flatten()
+            .unwrap_or(u32::MAX);
+        let _ = write!(self.out, "^bb{n}");
+    }
+    /// Prints `^bbN(%a, %b : t1, t2)` (no parentheses without operands).
+    pub fn print_successor_and_use_list(&mut self, b: BlockId, vs: &[ValueId]) {
+        self.print_successor(b);
+        if !vs.is_empty() {
+            self.out.push('(');
+            self.print_operands(vs);
+            self.out.push_str(" : ");
+            self.print_value_types(vs);
+            self.out.push(')');
+        }
+    }
+    /// MLIR's dynamic index list: `[%a, 4, %b]`, taking operands in order for [`DYNAMIC`] entries.
+    pub fn print_dynamic_index_list(
+        &mut self,
+        dyn_ops: &[ValueId],
+        statics: &[i64],
+        open: char,
+        close: char,
+    ) {
+        self.out.push(open);
+        let mut k = 0;
+        for (i, &s) in statics.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            if s == DYNAMIC {
+                match dyn_ops.get(k) {
+                    Some(&v) => self.print_operand(v),
+                    None => self.out.push_str("<<missing operand>>"),
+                }
+                k += 1;
+            } else {
+                let _ = write!(self.out, "{s}");
+            }
+        }
+        self.out.push(close);
+    }
+    /// Prints the results of `map` with dims/symbols replaced by SSA operands (`%i + 1`,
+    /// `symbol(%n)`); `operands` holds the dims then the symbols. No delimiters.
+    pub fn print_affine_map_of_ssa_ids(&mut self, map: &AffineMap, operands: &[ValueId]) {
+        for (i, e) in map.results.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.print_affine_expr_of_ssa_ids(e, map.num_dims, operands);
+        }
+    }
+    /// Prints one affine expression with dims/symbols replaced by SSA operands.
+    pub fn print_affine_expr_of_ssa_ids(
+        &mut self,
+        e: &AffineExpr,
+        num_dims: u32,
+        operands: &[ValueId],
+    ) {
+        let text = e.to_string();
+        // Re-render with SSA names by walking the textual form token by token.
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            if (c == b'd' || c == b's')
+                && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit())
+                && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+            {
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j].is_ascii_digit() {
+                    j += 1;
+                }
+                let n: usize = text[i + 1..j].parse().unwrap_or(0);
+                let idx = if c == b'd' { n } else { num_dims as usize + n };
+                let name = operands
+                    .get(idx)
+                    .map(|&v| self.value_name(v))
+                    .unwrap_or_else(|| "<<?>>".into());
+                if c == b's' {
+                    let _ = write!(self.out, "symbol({name})");
+                } else {
+                    self.out.push_str(&name);
+                }
+                i = j;
+            } else {
+                self.out.push(c as char);
+                i += 1;
+            }
+        }
+    }
+
+    // ===== ops, regions, blocks =====
+
+    /// Prints a region `{ ... }`; `print_entry_args`: print the entry block's label and
+    /// arguments; `print_terminators`: print the last op of blocks that end in a terminator.
+    pub fn print_region(&mut self, r: RegionId, print_entry_args: bool, print_terminators: bool) {
+        let m = self.m;
+        self.out.push('{');
+        let blocks = m.region_blocks(r);
+        for (i, &b) in blocks.iter().enumerate() {
+            let has_args = !m.block_args(b).is_empty();
+            let empty = m.first_op(b).is_none();
+            let label = i > 0
+                || (print_entry_args && has_args)
+                || (empty && (!has_args || print_entry_args));
+            self.out.push('\n');
+            if label {
+                for _ in 0..self.indent {
+                    self.out.push(' ');
+                }
+                self.print_successor(b);
+                if has_args {
+                    self.out.push('(');
+                    for (k, &a) in m.block_args(b).iter().enumerate() {
+                        if k > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.print_arg_decl(a);
+                    }
+                    self.out.push(')');
+                }
+                self.out.push_str(":\n");
+            }
+            self.indent += 2;
+            let last = m.last_op(b);
+            for o in m.block_ops(b) {
+                if !print_terminators
+                    && Some(o) == last
+                    && self.reg.has_trait(&m.op(o).name, traits::TERMINATOR)
+                {
+                    continue;
+                }
+                for _ in 0..self.indent {
+                    self.out.push(' ');
+                }
+                self.print_operation(o);
+                self.out.push('\n');
+            }
+            self.indent -= 2;
+            if self.out.ends_with('\n') {
+                self.out.pop();
+            }
+        }
+        self.out.push('\n');
+        for _ in 0..self.indent {
+            self.out.push(' ');
+        }
+        self.out.push('}');
+    }
+
+    /// Prints one operation (no indentation, no newline), custom form when available.
+    pub fn print_operation(&mut self, op: OpId) {
+        let m = self.m;
+        let d = m.op(op);
+        let results = m.results(op);
+        if !results.is_empty() {
+            let base = match self.names[results[0].index()].as_ref() {
+                Some((b, _)) => b.to_string(),
+                None => format!("<<UNNAMED:{}>>", results[0].0),
+            };
+            if results.len() == 1 {
+                let _ = write!(self.out, "%{base} = ");
+            } else {
+                let _ = write!(self.out, "%{base}:{} = ", results.len());
+            }
+        }
+        let custom = if self.opts.generic {
+            None
+        } else {
+            self.reg.get(&d.name).and_then(|def| def.print)
+        };
+        match custom {
+            Some(f) => {
+                let after_results = self.out.len();
+                self.out.push_str(if d.name == "builtin.module" {
+                    "module"
+                } else {
+                    &d.name
+                });
+                if !f(self, op) {
+                    self.out.truncate(after_results);
+                    self.print_generic(op);
+                }
+            }
+            None => self.print_generic(op),
+        }
+        let loc = d.loc.clone();
+        if !matches!(loc, Location::Unknown) {
+            self.print_optional_location(&loc);
+        }
+    }
+
+    /// Prints an op in generic form (without its location).
+    pub fn print_generic(&mut self, op: OpId) {
+        let m = self.m;
+        let d = m.op(op);
+        crate::lexer::escape_into(&mut self.out, d.name.as_bytes());
+        self.out.push('(');
+        self.print_operands(m.operands(op));
+        self.out.push(')');
+        if !d.successors.is_empty() {
+            self.out.push_str(" [");
+            for (i, &b) in d.successors.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.print_successor(b);
+            }
+            self.out.push(']');
+        }
+        if !d.props.is_empty() {
+            let _ = write!(self.out, " <{}>", d.props);
+        }
+        if !m.regions(op).is_empty() {
+            self.out.push_str(" (");
+            for (i, &r) in m.regions(op).iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.print_region(r, true, true);
+            }
+            self.out.push(')');
+        }
+        self.print_optional_attr_dict(&d.attrs, &[]);
+        self.out.push_str(" : (");
+        self.print_value_types(m.operands(op));
+        self.out.push_str(") -> ");
+        let rt: Vec<Type> = m
+            .results(op)
+            .iter()
+            .map(|&r| m.value_type(r).clone())
+            .collect();
+        self.print_function_result_types(&rt);
+    }
+
+    /// True if `v` is an argument of the entry block of `r`.
+    pub fn is_entry_arg(&self, v: ValueId, r: RegionId) -> bool {
+        match self.m.value_def(v) {
+            ValueDef::BlockArg { block, .. } => self.m.entry_block(r) == Some(block),
+            _ => false,
+        }
+    }
+}
