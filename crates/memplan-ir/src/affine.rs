@@ -28,26 +28,42 @@ pub enum AffineExpr {
     CeilDiv(Box<AffineExpr>, Box<AffineExpr>),
 }
 
-impl AffineExpr {
+impl std::ops::Add for AffineExpr {
+    type Output = AffineExpr;
     /// `a + b`.
-    pub fn add(a: AffineExpr, b: AffineExpr) -> AffineExpr {
-        AffineExpr::Add(Box::new(a), Box::new(b))
+    fn add(self, b: AffineExpr) -> AffineExpr {
+        AffineExpr::Add(Box::new(self), Box::new(b))
     }
+}
+
+impl std::ops::Mul for AffineExpr {
+    type Output = AffineExpr;
     /// `a * b`.
-    pub fn mul(a: AffineExpr, b: AffineExpr) -> AffineExpr {
-        AffineExpr::Mul(Box::new(a), Box::new(b))
+    fn mul(self, b: AffineExpr) -> AffineExpr {
+        AffineExpr::Mul(Box::new(self), Box::new(b))
     }
+}
+
+impl std::ops::Sub for AffineExpr {
+    type Output = AffineExpr;
     /// `a - b`, as MLIR builds it (`a + b * -1`, or `a + (-c)` for constants).
-    pub fn sub(a: AffineExpr, b: AffineExpr) -> AffineExpr {
-        AffineExpr::add(a, b.neg())
+    fn sub(self, b: AffineExpr) -> AffineExpr {
+        self + (-b)
     }
+}
+
+impl std::ops::Neg for AffineExpr {
+    type Output = AffineExpr;
     /// `-a` (`a * -1`, or the negated constant).
-    pub fn neg(self) -> AffineExpr {
+    fn neg(self) -> AffineExpr {
         match self {
             AffineExpr::Const(c) => AffineExpr::Const(c.wrapping_neg()),
-            e => AffineExpr::mul(e, AffineExpr::Const(-1)),
+            e => e * AffineExpr::Const(-1),
         }
     }
+}
+
+impl AffineExpr {
     /// True if the expression contains no dims or symbols.
     pub fn is_constant(&self) -> bool {
         match self {

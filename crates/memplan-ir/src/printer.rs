@@ -30,7 +30,6 @@ struct NameScope {
     used: HashSet<String>,
     next_value: u32,
     next_arg: u32,
-    next_block: u32,
 }
 
 /// The printer; custom op printers receive `&mut Printer` and use its `print_*` methods.
@@ -153,10 +152,7 @@ impl<'a> Printer<'a> {
         }
         for &r in m.regions(op) {
             for (bi, &b) in m.region_blocks(r).iter().enumerate() {
-                let s = self.scope();
-                let n = s.next_block;
-                s.next_block += 1;
-                self.block_names[b.index()] = Some(n);
+                self.block_names[b.index()] = Some(bi as u32);
                 for &a in m.block_args(b) {
                     let hint = m.value(a).name_hint.clone();
                     let n = self.fresh(hint.as_deref(), bi == 0);
@@ -414,9 +410,7 @@ impl<'a> Printer<'a> {
         for (i, &b) in blocks.iter().enumerate() {
             let has_args = !m.block_args(b).is_empty();
             let empty = m.first_op(b).is_none();
-            let label = i > 0
-                || (print_entry_args && has_args)
-                || (empty && (!has_args || print_entry_args));
+            let label = i > 0 || (print_entry_args && has_args) || (empty && !has_args);
             self.out.push('\n');
             if label {
                 for _ in 0..self.indent {

@@ -634,23 +634,9 @@ impl<'a> Parser<'a> {
             };
             let is_zero = rhs == AffineExpr::Const(0);
             constraints.push(match kind {
-                0 => (
-                    if is_zero {
-                        lhs
-                    } else {
-                        AffineExpr::sub(lhs, rhs)
-                    },
-                    false,
-                ),
-                1 => (AffineExpr::sub(rhs, lhs), false),
-                _ => (
-                    if is_zero {
-                        lhs
-                    } else {
-                        AffineExpr::sub(lhs, rhs)
-                    },
-                    true,
-                ),
+                0 => (if is_zero { lhs } else { lhs - rhs }, false),
+                1 => (rhs - lhs, false),
+                _ => (if is_zero { lhs } else { lhs - rhs }, true),
             });
             Ok(())
         })?;
@@ -687,10 +673,10 @@ impl<'a> Parser<'a> {
         loop {
             if self.consume_if(Tok::Plus) {
                 let r = self.parse_affine_term(names)?;
-                lhs = AffineExpr::add(lhs, r);
+                lhs = lhs + r;
             } else if self.consume_if(Tok::Minus) {
                 let r = self.parse_affine_term(names)?;
-                lhs = AffineExpr::sub(lhs, r);
+                lhs = lhs - r;
             } else {
                 break;
             }
@@ -739,7 +725,7 @@ impl<'a> Parser<'a> {
                 self.enter()?;
                 let e = self.parse_affine_primary(names)?;
                 self.leave();
-                Ok(e.neg())
+                Ok(-e)
             }
             Tok::Integer => {
                 let v = self.int_literal()?;
