@@ -289,9 +289,10 @@ impl<'a> Tree<'a> {
             Kind::Temporal(t) => t.ranges.iter().map(|(&s, &(e, _))| (s, e)).collect(),
             _ => Vec::new(),
         };
-        all.extend(self.live(b).iter().map(|i| (i.start, i.end)));
+        let own: Vec<(u64, u64)> = self.live(b).iter().map(|i| (i.start, i.end)).collect();
+        all.extend_from_slice(&own);
         let a = self.new_alloc(b);
-        let right = self.new_temporal(a, &[]);
+        let right = self.new_temporal(a, &own);
         let sp = self.new_spatial(root, right);
         self.new_temporal(sp, &all)
     }
