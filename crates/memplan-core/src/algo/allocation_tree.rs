@@ -36,6 +36,13 @@
 //! all children; the search itself is an explicit-stack depth-first walk (the
 //! tree can be thousands of levels deep after many root growths). Fixed buffers
 //! are planned around by [`super::place::honour_fixed`].
+//!
+//! Cost: every search starts at the root and walks down the chain of old roots
+//! that each growth leaves behind, so a plan costs O(n * depth * log) with depth
+//! the number of root growths; this is inherent to Inductor's recursive search
+//! (whose Python recursion would overflow on traces that deep). On the largest
+//! benchmark traces (18k-62k buffers, 1.9k-5k growths) that is seconds to tens
+//! of seconds in release.
 
 use std::collections::BTreeMap;
 
@@ -342,6 +349,12 @@ fn overlapping(ranges: &BTreeMap<u64, (u64, usize)>, live: &[Interval]) -> Overl
 /// Adds `[s, e)` to the ranges of child `slot`, merging with that child's
 /// overlapping or touching ranges (as Inductor's `LiveRanges` joins them).
 fn insert_range(ranges: &mut BTreeMap<u64, (u64, usize)>, s: u64, e: u64, slot: usize) {
+    // Fast path: the child's ranges already cover [s, e) (typical high in the tree).
+    if let Some((_, &(end, k))) = ranges.range(..=s).next_back() {
+        if k == slot && end >= e {
+            return;
+        }
+    }
     let (mut lo, mut hi) = (s, e);
     let mut merged: Vec<u64> = Vec::new();
     for (&start, &(end, k)) in ranges.range(..=e).rev() {
