@@ -145,8 +145,9 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                     break;
                 }
             }
-            // Walk the best peak down while probes keep succeeding.
-            while lo < hi {
+            // Every other round, walk the best peak down while probes keep succeeding
+            // (the lower bound is the likelier optimum, so it gets most of the time).
+            while lo < hi && round % 2 == 1 {
                 match probe(&mut search, &orders, hi - 1, budget, node_limit) {
                     Status::Found => {
                         best = solution(problem, &model, &search.sol);
@@ -233,8 +234,8 @@ fn solution(problem: &Problem, m: &Model, movable: &[u64]) -> Vec<u64> {
     out
 }
 
-/// The static orders tried by every probe: MiniMalloc's section total (T), width in
-/// sections (W) and area (A) keys in three priorities, all descending.
+/// The static orders tried by every probe: MiniMalloc's lifetime width (W), area (A)
+/// and section total (T) keys in three priorities, all descending.
 fn orders(m: &Model) -> Vec<Order> {
     let n = m.n();
     let total: Vec<u64> = (0..n)
@@ -248,14 +249,13 @@ fn orders(m: &Model) -> Vec<Order> {
                 .unwrap_or(0)
         })
         .collect();
-    let width: Vec<u64> = m.hull.iter().map(|&(lo, hi)| u64::from(hi - lo)).collect();
-    let area: Vec<u64> = (0..n)
-        .map(|b| m.size[b].saturating_mul(m.ticks[b]))
-        .collect();
+    let width: Vec<u64> = (0..n).map(|b| m.t_end[b] - m.t_start[b]).collect();
+    let area: Vec<u64> = (0..n).map(|b| m.size[b].saturating_mul(width[b])).collect();
+    // MiniMalloc's default preorders: WAT, TAW, TWA.
     let keys: [[&Vec<u64>; 3]; 3] = [
-        [&total, &width, &area],
         [&width, &area, &total],
         [&total, &area, &width],
+        [&total, &width, &area],
     ];
     // Twin classes: same size, alignment, live sections and fixed neighbours.
     let mut classes: BTreeMap<(u64, u64, &[(u32, u32)], &[(u64, u64)]), Vec<u32>> = BTreeMap::new();

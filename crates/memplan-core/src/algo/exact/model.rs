@@ -54,8 +54,12 @@ pub(crate) struct Model {
     pub sec_total: Vec<u64>,
     /// Movable buffers live in each section.
     pub members: Csr<u32>,
-    /// Live ticks per buffer (for the area order).
+    /// Live ticks per buffer (holes excluded).
     pub ticks: Vec<u64>,
+    /// First live tick per buffer.
+    pub t_start: Vec<u64>,
+    /// One past the last live tick per buffer.
+    pub t_end: Vec<u64>,
 }
 
 impl Model {
@@ -144,6 +148,8 @@ impl Model {
             }
         }
         Model {
+            t_start: ids.iter().map(|&i| problem.buffers[i].start()).collect(),
+            t_end: ids.iter().map(|&i| problem.buffers[i].end()).collect(),
             size: ids.iter().map(|&i| problem.buffers[i].size).collect(),
             align: ids
                 .iter()

@@ -62,6 +62,7 @@ enum Frame {
         cands_end: u32,
         next: u32,
         cur: u32,
+        hatless: bool,
         trail_min: u32,
         trail_floor: u32,
     },
@@ -277,6 +278,7 @@ impl<'m> Search<'m> {
             cands_end: self.cands.len() as u32,
             next: cstart as u32,
             cur: NO_BUF,
+            hatless: false,
             trail_min: self.trail_min.len() as u32,
             trail_floor: self.trail_floor.len() as u32,
         });
@@ -337,10 +339,17 @@ impl<'m> Search<'m> {
             if self.total[s] == 0 {
                 continue;
             }
+            // Stop early once some unplaced buffer sits at or below the current
+            // floor: the raise would then change nothing.
+            let base = self.floor[s].max(o);
             let mut lowest = u64::MAX;
             for &q in m.members.row(s) {
-                if self.off[q as usize] == NONE {
-                    lowest = lowest.min(self.min_off[q as usize]);
+                let mq = self.min_off[q as usize];
+                if mq < lowest && self.off[q as usize] == NONE {
+                    lowest = mq;
+                    if mq <= base {
+                        break;
+                    }
                 }
             }
             if lowest != u64::MAX && lowest > self.floor[s] {
@@ -412,13 +421,16 @@ impl<'m> Search<'m> {
                     cands_end,
                     mut next,
                     cur,
+                    hatless,
                     trail_min,
                     trail_floor,
                 } => {
                     if let Some(st) = ret.take() {
                         self.undo_cut(cur as usize);
                         self.undo(cur as usize, trail_min, trail_floor);
-                        if st != Status::Infeasible {
+                        // A buffer with nothing unplaced above it constrains no one: if
+                        // the rest fails with it in place, it fails without it too.
+                        if st != Status::Infeasible || hatless {
                             self.pop_search(cands_start);
                             ret = Some(st);
                             continue;
@@ -430,12 +442,17 @@ impl<'m> Search<'m> {
                         let b = self.cands[next as usize] as usize;
                         next += 1;
                         if self.place(b, p.lo, p.hi) {
+                            let hl = self.m.adj.row(b).iter().all(|&q| self.off[q as usize] != NONE);
                             if let Some(Frame::Search {
-                                next: n, cur: c, ..
+                                next: n,
+                                cur: c,
+                                hatless: h,
+                                ..
                             }) = self.stack.last_mut()
                             {
                                 *n = next;
                                 *c = b as u32;
+                                *h = hl;
                             }
                             let o = self.off[b];
                             ret = self.descend(part, b, o, order);
