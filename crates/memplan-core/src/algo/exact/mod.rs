@@ -26,6 +26,10 @@ use crate::problem::Problem;
 use model::Model;
 use search::{Order, Search, Status};
 
+/// Above this many overlapping pairs the overlap lists would not fit comfortably in
+/// memory; such problems get the portfolio's plan (the search is not run).
+pub const MAX_OVERLAP_PAIRS: u64 = 20_000_000;
+
 /// Node budget used when neither a time limit nor a node limit is given.
 pub const DEFAULT_NODE_BUDGET: u64 = 2_000_000;
 
@@ -52,6 +56,12 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         };
     }
     let lb = bounds::max_load(problem);
+    if Model::overlap_pairs(problem) > MAX_OVERLAP_PAIRS {
+        let mut sp = super::portfolio::plan(problem, opts);
+        sp.optimal = peak(problem, &sp.offsets) == lb;
+        sp.winner = None;
+        return sp;
+    }
     let model = Model::build(problem);
     let orders = orders(&model);
 

@@ -167,6 +167,35 @@ impl Model {
         }
     }
 
+    /// Number of time-overlapping pairs of buffers (counting each interval pair),
+    /// computed without listing them: the size the overlap lists would have.
+    pub fn overlap_pairs(problem: &Problem) -> u64 {
+        let mut starts: Vec<u64> = Vec::new();
+        let mut ends: Vec<u64> = Vec::new();
+        for b in problem.buffers.iter().filter(|b| b.fixed_offset.is_none()) {
+            for iv in &b.live {
+                starts.push(iv.start);
+                ends.push(iv.end);
+            }
+        }
+        starts.sort_unstable();
+        ends.sort_unstable();
+        let mut total = 0u64;
+        // For interval [s, e): others starting before e minus others ending at or before s.
+        let ivs: Vec<(u64, u64)> = problem
+            .buffers
+            .iter()
+            .filter(|b| b.fixed_offset.is_none())
+            .flat_map(|b| b.live.iter().map(|iv| (iv.start, iv.end)))
+            .collect();
+        for (s, e) in ivs {
+            let before_end = starts.partition_point(|&x| x < e) as u64;
+            let ended = ends.partition_point(|&x| x <= s) as u64;
+            total += before_end.saturating_sub(ended).saturating_sub(1);
+        }
+        total / 2
+    }
+
     /// The lowest aligned offset `>= x` at which buffer `b` avoids every co-live fixed block.
     #[inline]
     pub fn fit(&self, b: usize, x: u64) -> u64 {

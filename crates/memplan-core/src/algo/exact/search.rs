@@ -84,9 +84,6 @@ pub(crate) struct Search<'m> {
     cuts: Vec<u32>,
     trail_min: Vec<(u32, u64)>,
     trail_floor: Vec<(u32, u64)>,
-    stamp: Vec<u32>,
-    stamp_now: u32,
-    touched: Vec<u32>,
     /// Offsets of the last solution found.
     pub sol: Vec<u64>,
     parts: Vec<Part>,
@@ -119,9 +116,6 @@ impl<'m> Search<'m> {
             cuts: vec![0; m.nsec.saturating_sub(1)],
             trail_min: Vec::new(),
             trail_floor: Vec::new(),
-            stamp: vec![0; m.nsec],
-            stamp_now: 0,
-            touched: Vec::new(),
             sol: vec![0; n],
             parts: Vec::new(),
             bufpool: Vec::new(),
@@ -294,12 +288,7 @@ impl<'m> Search<'m> {
         self.off[b] = o;
         self.sol[b] = o;
         let mut ok = top <= self.cap;
-        self.stamp_now = self.stamp_now.wrapping_add(1);
-        if self.stamp_now == 0 {
-            self.stamp.fill(0);
-            self.stamp_now = 1;
-        }
-        self.touched.clear();
+        let mut span = (u32::MAX, 0u32);
         for &q in m.adj.row(b) {
             let qu = q as usize;
             if self.off[qu] != NONE || self.min_off[qu] >= top {
@@ -311,14 +300,8 @@ impl<'m> Search<'m> {
             if nm + m.size[qu] > self.cap {
                 ok = false;
             }
-            for &(slo, shi) in m.live.row(qu) {
-                for s in slo..shi {
-                    if self.stamp[s as usize] != self.stamp_now {
-                        self.stamp[s as usize] = self.stamp_now;
-                        self.touched.push(s);
-                    }
-                }
-            }
+            let (hlo, hhi) = m.hull[qu];
+            span = (span.0.min(hlo), span.1.max(hhi));
         }
         for &(slo, shi) in m.live.row(b) {
             for s in slo..shi {
@@ -333,9 +316,9 @@ impl<'m> Search<'m> {
         if !ok {
             return false;
         }
-        // Raise the floors of touched sections to their lowest unplaced minimum offset.
-        for t in 0..self.touched.len() {
-            let s = self.touched[t] as usize;
+        // Raise the floors of the sections spanned by buffers whose minimum offset
+        // moved to their lowest unplaced minimum offset.
+        for s in span.0 as usize..(span.1 as usize).max(span.0 as usize) {
             if self.total[s] == 0 {
                 continue;
             }
