@@ -27,15 +27,6 @@ fn exact_opts() -> Options {
     Options::with_algorithm(Algorithm::Exact)
 }
 
-fn peak_of(p: &Problem, offs: &[u64]) -> u64 {
-    p.buffers
-        .iter()
-        .zip(offs)
-        .map(|(b, &o)| o + b.size)
-        .max()
-        .unwrap_or(0)
-}
-
 fn overlap_free(p: &Problem, offs: &[(usize, u64)], b: usize, o: u64) -> bool {
     let x = &p.buffers[b];
     offs.iter().all(|&(j, oj)| {

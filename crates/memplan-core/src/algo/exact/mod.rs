@@ -244,6 +244,9 @@ fn solution(problem: &Problem, m: &Model, movable: &[u64]) -> Vec<u64> {
     out
 }
 
+/// What makes two buffers interchangeable: size, alignment, live sections, fixed neighbours.
+type TwinKey<'a> = (u64, u64, &'a [(u32, u32)], &'a [(u64, u64)]);
+
 /// The static orders tried by every probe: MiniMalloc's lifetime width (W), area (A)
 /// and section total (T) keys in three priorities, all descending.
 fn orders(m: &Model) -> Vec<Order> {
@@ -268,7 +271,7 @@ fn orders(m: &Model) -> Vec<Order> {
         [&total, &width, &area],
     ];
     // Twin classes: same size, alignment, live sections and fixed neighbours.
-    let mut classes: BTreeMap<(u64, u64, &[(u32, u32)], &[(u64, u64)]), Vec<u32>> = BTreeMap::new();
+    let mut classes: BTreeMap<TwinKey<'_>, Vec<u32>> = BTreeMap::new();
     for b in 0..n {
         classes
             .entry((m.size[b], m.align[b], m.live.row(b), m.fixed.row(b)))

@@ -425,7 +425,12 @@ impl<'m> Search<'m> {
                         let b = self.cands[next as usize] as usize;
                         next += 1;
                         if self.place(b, p.lo, p.hi) {
-                            let hl = self.m.adj.row(b).iter().all(|&q| self.off[q as usize] != NONE);
+                            let hl = self
+                                .m
+                                .adj
+                                .row(b)
+                                .iter()
+                                .all(|&q| self.off[q as usize] != NONE);
                             if let Some(Frame::Search {
                                 next: n,
                                 cur: c,
