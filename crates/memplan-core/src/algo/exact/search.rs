@@ -98,6 +98,8 @@ pub(crate) struct Search<'m> {
     pub deadline: Option<Instant>,
     /// Shared stop flag (another worker finished).
     pub stop: Option<&'m std::sync::atomic::AtomicBool>,
+    /// Check the clock when `nodes & clock_mask == 0`.
+    clock_mask: u64,
     /// Called with the node count every 65536 nodes.
     pub report: Option<&'m (dyn Fn(u64) + Sync)>,
 }
@@ -126,6 +128,10 @@ impl<'m> Search<'m> {
             deadline: None,
             stop: None,
             report: None,
+            clock_mask: (65_536 / (n as u64).max(1))
+                .next_power_of_two()
+                .clamp(1, 256)
+                - 1,
         }
     }
 
@@ -206,7 +212,8 @@ impl<'m> Search<'m> {
                 r(self.nodes);
             }
         }
-        if self.nodes & 255 == 0 {
+        // Nodes cost O(partition size): check the clock more often on big problems.
+        if self.nodes & self.clock_mask == 0 {
             if let Some(s) = self.stop {
                 if s.load(std::sync::atomic::Ordering::Relaxed) {
                     return Some(Status::TimeLimit);
