@@ -1003,7 +1003,8 @@ impl Gen {
                 v.dims = vec![src.elems()];
                 v.dynamic = vec![false];
                 v.strides = vec![1];
-                v.identity = v.offset == 0;
+                // MLIR infers `strided<[1]>` for any non-identity source, even at offset 0.
+                v.identity = src.identity;
                 let re: Vec<String> = (0..src.dims.len()).map(|i| i.to_string()).collect();
                 self.emit(format!(
                     "{name} = memref.collapse_shape {} [[{}]] : {} into {}",
