@@ -149,18 +149,25 @@ fn canon_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn compile(pat: &str, vars: &std::collections::BTreeMap<String, String>) -> Result<Pattern, String> {
+fn compile(
+    pat: &str,
+    vars: &std::collections::BTreeMap<String, String>,
+) -> Result<Pattern, String> {
     let pat = canon_ws(pat);
     let mut nodes = Vec::new();
     let mut captures = Vec::new();
     let mut rest = pat.as_str();
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix("{{") {
-            let end = r.find("}}").ok_or_else(|| format!("unclosed '{{{{' in {pat:?}"))?;
+            let end = r
+                .find("}}")
+                .ok_or_else(|| format!("unclosed '{{{{' in {pat:?}"))?;
             parse_regex(&r[..end], &mut nodes)?;
             rest = &r[end + 2..];
         } else if let Some(r) = rest.strip_prefix("[[") {
-            let end = r.find("]]").ok_or_else(|| format!("unclosed '[[' in {pat:?}"))?;
+            let end = r
+                .find("]]")
+                .ok_or_else(|| format!("unclosed '[[' in {pat:?}"))?;
             let body = &r[..end];
             match body.split_once(':') {
                 Some((name, re)) => {
@@ -188,7 +195,12 @@ fn compile(pat: &str, vars: &std::collections::BTreeMap<String, String>) -> Resu
 }
 
 /// Backtracking match of `nodes` at `s[i..]`; returns the end index.
-fn match_here(nodes: &[Node], s: &[char], i: usize, caps: &mut Vec<(usize, usize)>) -> Option<usize> {
+fn match_here(
+    nodes: &[Node],
+    s: &[char],
+    i: usize,
+    caps: &mut Vec<(usize, usize)>,
+) -> Option<usize> {
     let Some((n, rest)) = nodes.split_first() else {
         return Some(i);
     };
@@ -368,9 +380,9 @@ fn filecheck(output: &str, dirs: &[Directive]) -> Result<(), String> {
                 .get(next_line)
                 .and_then(|t| find_in(&p, t, 0))
                 .map(|(s, e, c)| (next_line, s, e, c)),
-            Kind::Same => cur_line.and_then(|l| {
-                find_in(&p, &lines[l], cur_col).map(|(s, e, c)| (l, s, e, c))
-            }),
+            Kind::Same => {
+                cur_line.and_then(|l| find_in(&p, &lines[l], cur_col).map(|(s, e, c)| (l, s, e, c)))
+            }
             Kind::Empty => lines
                 .get(next_line)
                 .filter(|t| t.is_empty())
@@ -398,7 +410,10 @@ fn filecheck(output: &str, dirs: &[Directive]) -> Result<(), String> {
         check_nots(
             &pending_not,
             &vars,
-            (cur_line.unwrap_or(0), if cur_line.is_some() { cur_col } else { 0 }),
+            (
+                cur_line.unwrap_or(0),
+                if cur_line.is_some() { cur_col } else { 0 },
+            ),
             (l, s),
         )?;
         pending_not.clear();
@@ -410,7 +425,10 @@ fn filecheck(output: &str, dirs: &[Directive]) -> Result<(), String> {
     check_nots(
         &pending_not,
         &vars,
-        (cur_line.unwrap_or(0), if cur_line.is_some() { cur_col } else { 0 }),
+        (
+            cur_line.unwrap_or(0),
+            if cur_line.is_some() { cur_col } else { 0 },
+        ),
         end,
     )
 }
@@ -527,7 +545,11 @@ fn parse_error_spec(s: &str) -> (Option<usize>, Option<usize>, String) {
     if let Ok(l) = a.parse::<usize>() {
         let b = parts.next().unwrap_or("").trim();
         if let Ok(c) = b.parse::<usize>() {
-            return (Some(l), Some(c), parts.next().unwrap_or("").trim().to_string());
+            return (
+                Some(l),
+                Some(c),
+                parts.next().unwrap_or("").trim().to_string(),
+            );
         }
         let rest: Vec<&str> = std::iter::once(b).chain(parts).collect();
         return (Some(l), None, rest.join(":").trim().to_string());
@@ -564,7 +586,10 @@ struct Tools {
 impl Tools {
     fn memplan() -> Self {
         Tools {
-            known: vec![("memplan".into(), PathBuf::from(env!("CARGO_BIN_EXE_memplan")))],
+            known: vec![(
+                "memplan".into(),
+                PathBuf::from(env!("CARGO_BIN_EXE_memplan")),
+            )],
         }
     }
 }
@@ -620,7 +645,12 @@ fn norm_lines(s: &str) -> Vec<String> {
 
 /// Runs every case of one file; returns failure reports and, when blessing changed anything,
 /// the new file text.
-fn run_file(tools: &Tools, path: &Path, scratch: &Path, bless: bool) -> (Vec<String>, Option<String>) {
+fn run_file(
+    tools: &Tools,
+    path: &Path,
+    scratch: &Path,
+    bless: bool,
+) -> (Vec<String>, Option<String>) {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => return (vec![format!("{}: cannot read: {e}", path.display())], None),
@@ -669,19 +699,25 @@ fn run_file(tools: &Tools, path: &Path, scratch: &Path, bless: bool) -> (Vec<Str
             .filter_map(|l| expect_line(l).map(|s| s.trim_end().to_string()))
             .collect();
         let has_expect = case.lines.iter().any(|l| expect_line(l).is_some());
-        let error = case.lines.iter().find_map(|l| error_line(l)).map(str::to_string);
+        let error = case
+            .lines
+            .iter()
+            .find_map(|l| error_line(l))
+            .map(str::to_string);
         let panicked = out.code == Some(101) || out.stderr.contains("panicked at");
-        let header = format!(
-            "{here}\n  command: {}\n  exit: {:?}",
-            out.command, out.code
-        );
+        let header = format!("{here}\n  command: {}\n  exit: {:?}", out.command, out.code);
         if panicked || out.code.is_none() {
-            failures.push(format!("{header}\n  memplan panicked or was killed:\n{}", out.stderr));
+            failures.push(format!(
+                "{header}\n  memplan panicked or was killed:\n{}",
+                out.stderr
+            ));
             continue;
         }
         if let Some(spec) = error {
             if out.code == Some(0) {
-                failures.push(format!("{header}\n  expected an error ({spec}) but memplan succeeded"));
+                failures.push(format!(
+                    "{header}\n  expected an error ({spec}) but memplan succeeded"
+                ));
                 continue;
             }
             let actual = first_error(&out.stderr);
@@ -817,7 +853,11 @@ fn filetests() {
     if let Ok(f) = std::env::var("MEMPLAN_FILETEST") {
         files.retain(|p| p.to_string_lossy().contains(&f));
     }
-    assert!(!files.is_empty(), "no filetests under {}", filetests_root().display());
+    assert!(
+        !files.is_empty(),
+        "no filetests under {}",
+        filetests_root().display()
+    );
     let bless = std::env::var("MEMPLAN_BLESS").as_deref() == Ok("1");
     let tools = Tools::memplan();
     let scratch = scratch_dir("run");
@@ -892,12 +932,18 @@ fn diff_marks_changes() {
     let a: Vec<String> = ["x", "y", "z"].iter().map(|s| s.to_string()).collect();
     let b: Vec<String> = ["x", "q", "z", "w"].iter().map(|s| s.to_string()).collect();
     let d = diff(&a, &b);
-    assert!(d.contains("-y\n") && d.contains("+q\n") && d.contains("+w\n") && d.contains(" x\n"), "{d}");
+    assert!(
+        d.contains("-y\n") && d.contains("+q\n") && d.contains("+w\n") && d.contains(" x\n"),
+        "{d}"
+    );
 }
 
 #[test]
 fn error_specs() {
-    assert_eq!(parse_error_spec("3:5: unknown op"), (Some(3), Some(5), "unknown op".into()));
+    assert_eq!(
+        parse_error_spec("3:5: unknown op"),
+        (Some(3), Some(5), "unknown op".into())
+    );
     assert_eq!(parse_error_spec("3: x: y"), (Some(3), None, "x: y".into()));
     assert_eq!(parse_error_spec("oops"), (None, None, "oops".into()));
     assert_eq!(
@@ -919,7 +965,10 @@ fn runner_end_to_end_with_stand_in_tool() {
     )
     .expect("write tool");
     let tools = Tools {
-        known: vec![("memplan".into(), PathBuf::from("sh")), ("sh".into(), PathBuf::from("sh"))],
+        known: vec![
+            ("memplan".into(), PathBuf::from("sh")),
+            ("sh".into(), PathBuf::from("sh")),
+        ],
     };
     let file = scratch.join("t.mlir");
     let text = format!(
@@ -934,7 +983,10 @@ fn runner_end_to_end_with_stand_in_tool() {
     let (fails, new) = run_file(&tools, &file, &scratch, true);
     assert!(fails.is_empty(), "{fails:?}");
     let blessed = new.expect("blessed text");
-    assert!(blessed.contains("alpha\n\n// EXPECT: alpha\n\n// -----\nbeta"), "{blessed}");
+    assert!(
+        blessed.contains("alpha\n\n// EXPECT: alpha\n\n// -----\nbeta"),
+        "{blessed}"
+    );
     std::fs::write(&file, &blessed).expect("write");
     let (fails, new) = run_file(&tools, &file, &scratch, false);
     assert!(fails.is_empty() && new.is_none(), "{fails:?}");
@@ -948,11 +1000,56 @@ fn runner_end_to_end_with_stand_in_tool() {
     .expect("write");
     let (fails, _) = run_file(&tools, &file, &scratch, false);
     assert_eq!(fails.len(), 2, "{fails:?}");
-    assert!(fails[0].contains("-gamma") && fails[0].contains("+alpha"), "{}", fails[0]);
+    assert!(
+        fails[0].contains("-gamma") && fails[0].contains("+alpha"),
+        "{}",
+        fails[0]
+    );
     assert!(fails[1].contains("expected error: 2:3"), "{}", fails[1]);
     // Bless repairs both.
     let (_, new) = run_file(&tools, &file, &scratch, true);
     let fixed = new.expect("blessed");
-    assert!(fixed.contains("// EXPECT: alpha") && fixed.contains("// ERROR: 3:3: bad thing"), "{fixed}");
+    assert!(
+        fixed.contains("// EXPECT: alpha") && fixed.contains("// ERROR: 3:3: bad thing"),
+        "{fixed}"
+    );
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// `memplan opt` without a pass must print what `mlir-opt-22` prints, so the `opt/` suite must
+/// hold for the reference tool itself: this keeps its expectations honest.
+#[test]
+fn opt_suite_holds_for_mlir_opt() {
+    let ok = Command::new("mlir-opt-22")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        if std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1") {
+            panic!("mlir-opt-22 not found but MEMPLAN_REQUIRE_MLIR=1");
+        }
+        eprintln!("opt_suite_holds_for_mlir_opt: skipped, mlir-opt-22 not found");
+        return;
+    }
+    let tools = Tools {
+        known: vec![("memplan".into(), PathBuf::from("mlir-opt-22"))],
+    };
+    let mut files = Vec::new();
+    collect_files(&filetests_root().join("opt"), &mut files);
+    assert!(!files.is_empty());
+    let scratch = scratch_dir("mlir-opt");
+    let mut failures = Vec::new();
+    for f in &files {
+        // `memplan opt ARGS` -> `mlir-opt-22 ARGS`: drop the subcommand.
+        let text = std::fs::read_to_string(f).expect("read");
+        let tmp = scratch.join(f.file_name().expect("name"));
+        std::fs::write(
+            &tmp,
+            text.replace("// RUN: memplan opt ", "// RUN: memplan "),
+        )
+        .expect("write");
+        failures.extend(run_file(&tools, &tmp, &scratch, false).0);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
