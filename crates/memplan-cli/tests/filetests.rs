@@ -260,8 +260,11 @@ fn match_here(
     }
 }
 
-/// First match of `p` in `line` at or after char index `from`: (start, end, captures).
-fn find_in(p: &Pattern, line: &str, from: usize) -> Option<(usize, usize, Vec<(String, String)>)> {
+/// A match: start and end char index, and the values of the captured variables.
+type Match = (usize, usize, Vec<(String, String)>);
+
+/// First match of `p` in `line` at or after char index `from`.
+fn find_in(p: &Pattern, line: &str, from: usize) -> Option<Match> {
     let s: Vec<char> = line.chars().collect();
     for start in from..=s.len() {
         let mut caps = vec![(0, 0); p.captures.len()];
@@ -338,11 +341,10 @@ fn filecheck(output: &str, dirs: &[Directive]) -> Result<(), String> {
      -> Result<(), String> {
         for d in nots {
             let p = compile(&d.pattern, vars)?;
-            for l in from.0..=to.0.min(lines.len().saturating_sub(1)) {
+            for (l, text) in lines.iter().enumerate().take(to.0 + 1).skip(from.0) {
                 let start = if l == from.0 { from.1 } else { 0 };
-                if let Some((s, e, _)) = find_in(&p, &lines[l], start) {
+                if let Some((_, e, _)) = find_in(&p, text, start) {
                     if l < to.0 || e <= to.1 {
-                        let _ = s;
                         return Err(format!(
                             "case line {}: CHECK-NOT: {:?} found on output line {}:\n{}",
                             d.line,
@@ -367,9 +369,9 @@ fn filecheck(output: &str, dirs: &[Directive]) -> Result<(), String> {
             Kind::Check | Kind::Label => {
                 let mut hit = None;
                 let first = cur_line.unwrap_or(0);
-                for l in first..lines.len() {
+                for (l, text) in lines.iter().enumerate().skip(first) {
                     let from = if Some(l) == cur_line { cur_col } else { 0 };
-                    if let Some((s, e, caps)) = find_in(&p, &lines[l], from) {
+                    if let Some((s, e, caps)) = find_in(&p, text, from) {
                         hit = Some((l, s, e, caps));
                         break;
                     }
@@ -911,6 +913,9 @@ fn filecheck_subset_accepts_and_rejects() {
     ] {
         assert!(filecheck(out, &dirs_of(bad)).is_err(), "should fail: {bad}");
     }
+    // Empty output: CHECK-NOT holds, CHECK fails, nothing panics.
+    filecheck("", &dirs_of("// CHECK-NOT: x")).expect("empty output");
+    assert!(filecheck("", &dirs_of("// CHECK: x\n// CHECK-NEXT: y")).is_err());
     // Whitespace runs are one space on both sides.
     filecheck(out, &dirs_of("// CHECK: %0   =   memref.alloc()")).expect("ws");
 }
