@@ -101,7 +101,7 @@ fn merge_alloc_preserves_random_programs() {
         let _ = std::fs::remove_dir_all(&dir);
     } else {
         panic!(
-            "{} of {n} random programs changed behaviour under --merge-alloc; seeds {failures:?}; \
+            "{} of {n} random programs failed the merge-alloc oracle; seeds {failures:?}; \
              files kept in {} (seedN.mlir = input, seedN.merged.mlir = memplan's output); \
              reproduce one with MEMPLAN_RANDOM_SEED=N MEMPLAN_RANDOM_PROGRAMS=1",
             failures.len(),
