@@ -9,6 +9,7 @@ pub mod arith;
 pub mod builtin;
 pub mod func;
 pub mod memref;
+pub mod scf;
 
 use crate::registry::Registry;
 
@@ -18,4 +19,5 @@ pub fn register_all(r: &mut Registry) {
     func::register(r);
     arith::register(r);
     memref::register(r);
+    scf::register(r);
 }
