@@ -5,8 +5,10 @@
 //! families of simple ops. To add a dialect: create `dialects/NAME.rs` with a `register`
 //! function and call it from [`register_all`].
 
+pub mod affine;
 pub mod arith;
 pub mod builtin;
+pub mod cf;
 pub mod func;
 pub mod memref;
 pub mod scf;
@@ -20,4 +22,6 @@ pub fn register_all(r: &mut Registry) {
     arith::register(r);
     memref::register(r);
     scf::register(r);
+    cf::register(r);
+    affine::register(r);
 }

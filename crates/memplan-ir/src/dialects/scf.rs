@@ -131,19 +131,21 @@ pub(crate) fn parse_assignment_list(
     let mut args = Vec::new();
     let mut vals = Vec::new();
     p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
-        let a = p.parse_operand()?;
-        if a.number != 0 || p.at(Tok::HashId) {
-            return Err(crate::Diagnostic::new(
-                a.span,
-                "result number not allowed in argument list",
-            ));
-        }
-        args.push(a);
+        args.push(parse_arg_name(p)?);
         p.parse_equal()?;
         vals.push(p.parse_operand()?);
         Ok(())
     })?;
     Ok((args, vals))
+}
+
+/// A region argument name `%x` (a result number `%x#0` is rejected, as MLIR does).
+pub(crate) fn parse_arg_name(p: &mut Parser<'_>) -> PResult<UnresolvedOperand> {
+    let next = p.peek2();
+    if p.at(Tok::PercentId) && next.kind == Tok::HashId && next.span.start == p.current_span().end {
+        return Err(p.error_here("result number not allowed in argument list"));
+    }
+    p.parse_operand()
 }
 
 /// Region arguments from names and types.
@@ -192,7 +194,7 @@ fn args_plain(m: &Module, b: crate::BlockId) -> bool {
 
 fn parse_for(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let unsigned = p.parse_optional_keyword("unsigned");
-    let iv = p.parse_operand()?;
+    let iv = parse_arg_name(p)?;
     p.parse_equal()?;
     let lb = p.parse_operand()?;
     p.parse_keyword("to")?;
