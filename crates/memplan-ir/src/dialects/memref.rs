@@ -171,8 +171,6 @@ pub(crate) struct MemRefParts<'t> {
     pub elem: &'t Type,
     /// Layout (`None` = identity).
     pub layout: Option<&'t Attribute>,
-    /// Memory space.
-    pub space: Option<&'t Attribute>,
 }
 
 /// The parts of a ranked memref type.
@@ -182,12 +180,11 @@ pub(crate) fn memref_parts(t: &Type) -> Option<MemRefParts<'_>> {
             shape,
             elem,
             layout,
-            memory_space,
+            ..
         } => Some(MemRefParts {
             shape,
             elem,
             layout: layout.as_ref(),
-            space: memory_space.as_ref(),
         }),
         _ => None,
     }
@@ -675,6 +672,7 @@ fn print_alloc(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 fn verify_alloc(m: &Module, op: OpId) -> Result<(), String> {
+    super::bufferization::check_escape_attr(m, op, false)?;
     let seg = segments_checked(m, op, 2)?;
     if m.results(op).len() != 1 {
         return Err("requires one result".into());
@@ -1071,6 +1069,7 @@ fn print_view(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 fn verify_view(m: &Module, op: OpId) -> Result<(), String> {
+    super::bufferization::check_escape_attr(m, op, false)?;
     let ops = m.operands(op);
     if ops.len() < 2 || m.results(op).len() != 1 {
         return Err("expects a source, a byte shift and one result".into());
@@ -1221,6 +1220,7 @@ fn check_static_lists(
 }
 
 fn verify_subview(m: &Module, op: OpId) -> Result<(), String> {
+    super::bufferization::check_escape_attr(m, op, false)?;
     let seg = segments_checked(m, op, 4)?;
     if seg[0].len() != 1 || m.results(op).len() != 1 {
         return Err("expects one source and one result".into());
@@ -1437,6 +1437,7 @@ fn verify_reinterpret_cast(m: &Module, op: OpId) -> Result<(), String> {
 }
 
 fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
+    super::bufferization::check_escape_attr(m, op, false)?;
     let (ops, res) = (m.operands(op), m.results(op));
     if ops.len() != 1 || res.len() != 1 {
         return Err("expects one operand and one result".into());

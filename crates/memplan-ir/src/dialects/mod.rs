@@ -7,6 +7,7 @@
 
 pub mod affine;
 pub mod arith;
+pub mod bufferization;
 pub mod builtin;
 pub mod cf;
 pub mod func;
@@ -24,4 +25,5 @@ pub fn register_all(r: &mut Registry) {
     scf::register(r);
     cf::register(r);
     affine::register(r);
+    bufferization::register(r);
 }
