@@ -966,11 +966,7 @@ fn verify_apply(m: &Module, op: OpId) -> Result<(), String> {
         return Err("requires attribute 'map'".into());
     };
     if (map.num_dims + map.num_symbols) as usize != m.operands(op).len() {
-        return Err(if name == "affine.apply" {
-            "operand count and affine map dimension and symbol count must match".into()
-        } else {
-            "operand count and affine map dimension and symbol count must match".into()
-        });
+        return Err("operand count and affine map dimension and symbol count must match".into());
     }
     if name == "affine.apply" {
         if map.results.len() != 1 {

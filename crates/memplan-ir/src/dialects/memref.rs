@@ -2330,7 +2330,7 @@ fn parse_dma_start(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if tys.len() != 3 {
         return Err(crate::Diagnostic::new(at, "expected three types"));
     }
-    if stride.len() != 0 && stride.len() != 2 {
+    if !stride.is_empty() && stride.len() != 2 {
         return Err(crate::Diagnostic::new(
             at,
             "expected two stride related operands",
