@@ -8,6 +8,7 @@
 pub mod arith;
 pub mod builtin;
 pub mod func;
+pub mod math;
 
 use crate::registry::Registry;
 
@@ -16,4 +17,5 @@ pub fn register_all(r: &mut Registry) {
     builtin::register(r);
     func::register(r);
     arith::register(r);
+    math::register(r);
 }
