@@ -100,6 +100,11 @@ fn shape(name: &str) -> Option<Shape> {
     OPS.iter().find(|o| o.0 == name).map(|o| o.1)
 }
 
+/// True for math ops that carry a `fastmath` property.
+pub(crate) fn has_fastmath_op(name: &str) -> bool {
+    shape(name).is_some_and(has_fastmath)
+}
+
 fn has_fastmath(s: Shape) -> bool {
     !matches!(s, Shape::UnaryI | Shape::BinaryI)
 }

@@ -8,6 +8,7 @@
 pub mod arith;
 pub mod builtin;
 pub mod func;
+pub mod linalg;
 pub mod math;
 
 use crate::registry::Registry;
@@ -18,4 +19,5 @@ pub fn register_all(r: &mut Registry) {
     func::register(r);
     arith::register(r);
     math::register(r);
+    linalg::register(r);
 }
