@@ -10,6 +10,7 @@ pub mod builtin;
 pub mod func;
 pub mod linalg;
 pub mod math;
+pub mod tensor;
 
 use crate::registry::Registry;
 
@@ -20,4 +21,5 @@ pub fn register_all(r: &mut Registry) {
     arith::register(r);
     math::register(r);
     linalg::register(r);
+    tensor::register(r);
 }
