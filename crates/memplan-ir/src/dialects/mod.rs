@@ -11,6 +11,7 @@ pub mod func;
 pub mod linalg;
 pub mod math;
 pub mod tensor;
+pub mod vector;
 
 use crate::registry::Registry;
 
@@ -22,4 +23,5 @@ pub fn register_all(r: &mut Registry) {
     math::register(r);
     linalg::register(r);
     tensor::register(r);
+    vector::register(r);
 }
