@@ -598,9 +598,7 @@ fn print_cmp(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     let ty = m.value_type(ops[0]);
-    if m.value_type(ops[1]) != ty
-        || *m.value_type(m.result(op, 0)) != with_elem(ty, Type::int(1))
-    {
+    if m.value_type(ops[1]) != ty || *m.value_type(m.result(op, 0)) != with_elem(ty, Type::int(1)) {
         return false;
     }
     let Some(pred) = d
@@ -649,7 +647,10 @@ fn verify_cmp(m: &Module, op: OpId) -> Result<(), String> {
     };
     check_operand(m, op, 0, what, f)?;
     check_operand(m, op, 1, what, f)?;
-    let (a, b) = (m.value_type(m.operands(op)[0]), m.value_type(m.operands(op)[1]));
+    let (a, b) = (
+        m.value_type(m.operands(op)[0]),
+        m.value_type(m.operands(op)[1]),
+    );
     if a != b {
         return Err("requires all operands to have the same type".into());
     }
@@ -801,7 +802,15 @@ fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
         return Err("requires the same shape for all operands and results".into());
     }
     let (a, b) = (elem(from), elem(to));
-    let int = |t: &Type| matches!(t.kind(), TypeKind::Integer { signedness: Signedness::Signless, .. });
+    let int = |t: &Type| {
+        matches!(
+            t.kind(),
+            TypeKind::Integer {
+                signedness: Signedness::Signless,
+                ..
+            }
+        )
+    };
     let width = |t: &Type| t.bit_width().unwrap_or(0);
     let ok = match rule {
         CastRule::ExtF => a.is_float() && b.is_float() && width(a) < width(b),
@@ -855,10 +864,7 @@ fn print_extended(p: &mut Printer<'_>, op: OpId) -> bool {
     let ty = m.value_type(ops[0]);
     let r1 = m.value_type(m.result(op, 1));
     let add = d.name == "arith.addui_extended";
-    if m.value_type(ops[1]) != ty
-        || m.value_type(m.result(op, 0)) != ty
-        || (!add && r1 != ty)
-    {
+    if m.value_type(ops[1]) != ty || m.value_type(m.result(op, 0)) != ty || (!add && r1 != ty) {
         return false;
     }
     p.write(" ");
@@ -886,9 +892,7 @@ fn verify_extended(m: &Module, op: OpId) -> Result<(), String> {
         }
         let shaped = |t: &Type| elem(t) != t;
         if shaped(ty) && !shaped(r1) {
-            return Err(
-                "if an operand is non-scalar, then all results must be non-scalar".into(),
-            );
+            return Err("if an operand is non-scalar, then all results must be non-scalar".into());
         }
         if !same_shape(ty, r1) {
             return Err(

@@ -25,9 +25,7 @@
 
 use crate::affine::{AffineExpr, AffineMap};
 use crate::attrs::Dict;
-use crate::dialects::arith::{
-    fastmath_none, inherent, overflow_none, FLOAT_OPS, INT_OVERFLOW_OPS,
-};
+use crate::dialects::arith::{fastmath_none, inherent, overflow_none, FLOAT_OPS, INT_OVERFLOW_OPS};
 use crate::ir::{BlockId, Module, OpId, OperationState, RegionId, ValueId};
 use crate::lexer::Tok;
 use crate::parser::{Delimiter, PResult, Parser};
@@ -72,10 +70,30 @@ enum Maps {
 const NAMED: &[(&str, usize, Body, Maps)] = &[
     ("linalg.fill", 1, Body::Forward, Maps::Implied),
     ("linalg.copy", 1, Body::Copy, Maps::Implied),
-    ("linalg.add", 2, Body::Binary("arith.addf", "arith.addi"), Maps::Implied),
-    ("linalg.sub", 2, Body::Binary("arith.subf", "arith.subi"), Maps::Implied),
-    ("linalg.mul", 2, Body::Binary("arith.mulf", "arith.muli"), Maps::Implied),
-    ("linalg.div", 2, Body::Binary("arith.divf", "arith.divsi"), Maps::Implied),
+    (
+        "linalg.add",
+        2,
+        Body::Binary("arith.addf", "arith.addi"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.sub",
+        2,
+        Body::Binary("arith.subf", "arith.subi"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.mul",
+        2,
+        Body::Binary("arith.mulf", "arith.muli"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.div",
+        2,
+        Body::Binary("arith.divf", "arith.divsi"),
+        Maps::Implied,
+    ),
     (
         "linalg.div_unsigned",
         2,
@@ -144,10 +162,7 @@ const MEMOIZED: &str = "linalg.memoized_indexing_maps";
 const ITER_PREFIX: &str = "#linalg.iterator_type<";
 
 fn named(name: &str) -> Option<(usize, Body, Maps)> {
-    NAMED
-        .iter()
-        .find(|n| n.0 == name)
-        .map(|n| (n.1, n.2, n.3))
+    NAMED.iter().find(|n| n.0 == name).map(|n| (n.1, n.2, n.3))
 }
 
 /// True for ops implementing the LinalgOp interface here (parents of yield/index).
@@ -264,7 +279,9 @@ fn operand_rank(t: &Type) -> usize {
 /// default-valued `fastmath` / `overflowFlags` properties that the generic form prints).
 fn default_props(name: &str) -> Dict {
     let mut d = Dict::new();
-    if FLOAT_OPS.contains(&name) || name == "arith.negf" || crate::dialects::math::has_fastmath_op(name)
+    if FLOAT_OPS.contains(&name)
+        || name == "arith.negf"
+        || crate::dialects::math::has_fastmath_op(name)
     {
         d.set("fastmath", fastmath_none());
     }
@@ -365,10 +382,7 @@ fn build_named_body(
         .chain(out_tys)
         .map(|t| m.add_block_arg(b, elem_or_self(t), None))
         .collect();
-    let out_ty = out_tys
-        .first()
-        .map(elem_or_self)
-        .unwrap_or_else(Type::none);
+    let out_ty = out_tys.first().map(elem_or_self).unwrap_or_else(Type::none);
     let mut bb = BodyBuilder { m, b };
     let n_in = in_tys.len();
     let y = match body {
@@ -431,10 +445,7 @@ fn build_named_body(
 
 /// `ins(%a, %b : A, B)` / `outs(...)` after an optional `<{props}>` and attribute dictionary.
 /// Returns the input and output types (operands are pushed to `st`).
-fn parse_ins_outs(
-    p: &mut Parser<'_>,
-    st: &mut OperationState,
-) -> PResult<(Vec<Type>, Vec<Type>)> {
+fn parse_ins_outs(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<(Vec<Type>, Vec<Type>)> {
     if p.consume_if(Tok::Less) {
         match p.parse_attribute()? {
             Attribute::Dict(d) => {
@@ -511,7 +522,7 @@ fn split_operands(m: &Module, op: OpId) -> Option<(&[ValueId], &[ValueId])> {
         match d.name.as_str() {
             "linalg.map" => ops.len().checked_sub(1)?,
             "linalg.reduce" => {
-                if ops.len() % 2 != 0 {
+                if !ops.len().is_multiple_of(2) {
                     return None;
                 }
                 ops.len() / 2
@@ -793,7 +804,10 @@ fn print_generic(p: &mut Printer<'_>, op: OpId) -> bool {
                 let Attribute::Opaque(t) = it else {
                     return false;
                 };
-                let Some(s) = t.strip_prefix(ITER_PREFIX).and_then(|x| x.strip_suffix('>')) else {
+                let Some(s) = t
+                    .strip_prefix(ITER_PREFIX)
+                    .and_then(|x| x.strip_suffix('>'))
+                else {
                     return false;
                 };
                 strs.push(Attribute::string(s));

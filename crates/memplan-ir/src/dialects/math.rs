@@ -263,7 +263,10 @@ fn verify_math(m: &Module, op: OpId) -> Result<(), String> {
     }
     if let Some(fm) = inherent(d, "fastmath") {
         if !matches!(fm, crate::Attribute::Opaque(t) if t.starts_with(FM_PREFIX)) {
-            return Err("attribute 'fastmath' failed to satisfy constraint: floating point fast math flags".into());
+            return Err(
+                "attribute 'fastmath' failed to satisfy constraint: floating point fast math flags"
+                    .into(),
+            );
         }
     }
     match s {

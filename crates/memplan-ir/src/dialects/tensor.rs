@@ -24,7 +24,12 @@ use crate::{Attribute, Diagnostic, Type};
 
 /// Registers the tensor ops.
 pub fn register(r: &mut Registry) {
-    let simple: &[(&str, crate::registry::ParseFn, crate::registry::PrintFn, &[&str])] = &[
+    let simple: &[(
+        &str,
+        crate::registry::ParseFn,
+        crate::registry::PrintFn,
+        &[&str],
+    )] = &[
         ("tensor.empty", parse_empty, print_empty, &[]),
         ("tensor.cast", parse_cast, print_cast, &[]),
         ("tensor.bitcast", parse_cast, print_cast, &[]),
@@ -76,12 +81,7 @@ pub fn register(r: &mut Registry) {
             "tensor.pad",
             parse_pad,
             print_pad,
-            &[
-                "operandSegmentSizes",
-                "static_low",
-                "static_high",
-                "nofold",
-            ],
+            &["operandSegmentSizes", "static_low", "static_high", "nofold"],
         ),
         ("tensor.generate", parse_generate, print_generate, &[]),
         ("tensor.reshape", parse_reshape, print_reshape, &[]),
@@ -289,7 +289,10 @@ fn parse_extract(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let at = p.current_span();
     let t = p.parse_colon_type()?;
     let Some(e) = tensor_elem(&t).cloned() else {
-        return Err(Diagnostic::new(at, format!("expected a tensor type, found '{t}'")));
+        return Err(Diagnostic::new(
+            at,
+            format!("expected a tensor type, found '{t}'"),
+        ));
     };
     st.operands.push(p.resolve_operand(&s, &t)?);
     st.operands.extend(resolve_all(p, &idx, &Type::index())?);
@@ -322,7 +325,10 @@ fn parse_insert(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let at = p.current_span();
     let t = p.parse_colon_type()?;
     let Some(e) = tensor_elem(&t).cloned() else {
-        return Err(Diagnostic::new(at, format!("expected a tensor type, found '{t}'")));
+        return Err(Diagnostic::new(
+            at,
+            format!("expected a tensor type, found '{t}'"),
+        ));
     };
     st.operands.push(p.resolve_operand(&v, &e)?);
     st.operands.push(p.resolve_operand(&d, &t)?);
@@ -407,10 +413,14 @@ fn parse_splat(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let at = p.current_span();
     let t = p.parse_colon_type()?;
     let Some(e) = tensor_elem(&t).cloned() else {
-        return Err(Diagnostic::new(at, format!("expected a tensor type, found '{t}'")));
+        return Err(Diagnostic::new(
+            at,
+            format!("expected a tensor type, found '{t}'"),
+        ));
     };
     st.operands.push(p.resolve_operand(&v, &e)?);
-    st.operands.extend(resolve_all(p, &dynamic, &Type::index())?);
+    st.operands
+        .extend(resolve_all(p, &dynamic, &Type::index())?);
     st.result_types.push(t);
     Ok(())
 }
@@ -615,7 +625,10 @@ fn print_pad(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     };
     let ops = m.operands(op);
-    if seg.len() != 3 || seg[0] != 1 || seg.iter().sum::<usize>() != ops.len() || m.regions(op).len() != 1
+    if seg.len() != 3
+        || seg[0] != 1
+        || seg.iter().sum::<usize>() != ops.len()
+        || m.regions(op).len() != 1
     {
         return false;
     }
@@ -738,7 +751,10 @@ fn parse_reassociation(p: &mut Parser<'_>) -> PResult<Attribute> {
     p.parse_comma_separated_list(Delimiter::Square, &mut |p| {
         let mut g = Vec::new();
         p.parse_comma_separated_list(Delimiter::Square, &mut |p| {
-            g.push(Attribute::int(i128::from(p.parse_integer()?), Type::int(64)));
+            g.push(Attribute::int(
+                i128::from(p.parse_integer()?),
+                Type::int(64),
+            ));
             Ok(())
         })?;
         groups.push(Attribute::Array(g));
@@ -843,7 +859,11 @@ fn parse_gather_scatter(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<
     p.parse_lsquare()?;
     us.push(p.parse_operand()?);
     p.parse_rsquare()?;
-    let kw = if gather { "gather_dims" } else { "scatter_dims" };
+    let kw = if gather {
+        "gather_dims"
+    } else {
+        "scatter_dims"
+    };
     p.parse_keyword(kw)?;
     p.parse_lparen()?;
     let mut v = Vec::new();
@@ -876,7 +896,11 @@ fn print_gather_scatter(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some(t) = one_result(m, op) else {
         return false;
     };
-    let kw = if gather { "gather_dims" } else { "scatter_dims" };
+    let kw = if gather {
+        "gather_dims"
+    } else {
+        "scatter_dims"
+    };
     let Some(dims) = static_list(d, kw) else {
         return false;
     };
@@ -924,8 +948,10 @@ fn parse_concat(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 fn print_concat(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
     let d = m.op(op);
-    let (Some(t), Some(dim)) = (one_result(m, op), d.props.get("dim").and_then(Attribute::as_int))
-    else {
+    let (Some(t), Some(dim)) = (
+        one_result(m, op),
+        d.props.get("dim").and_then(Attribute::as_int),
+    ) else {
         return false;
     };
     p.write(&format!(" dim({dim}) "));
@@ -1057,7 +1083,9 @@ fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
                     return Err("cannot use shape operand with dynamic length to reshape to statically-ranked tensor type".into());
                 }
                 if shs.first() != Some(&(rs.len() as i64)) {
-                    return Err("length of shape operand differs from the result's tensor rank".into());
+                    return Err(
+                        "length of shape operand differs from the result's tensor rank".into(),
+                    );
                 }
                 if let Some((ss, _)) = ranked(st) {
                     if !ss.contains(&DYNAMIC) && !rs.contains(&DYNAMIC) {

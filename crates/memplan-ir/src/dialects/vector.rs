@@ -40,13 +40,33 @@ pub fn register(r: &mut Registry) {
             print_transfer,
             &["in_bounds", "operandSegmentSizes", "permutation_map"],
         ),
-        ("vector.load", parse_load_store, print_load_store, &["nontemporal"]),
-        ("vector.store", parse_load_store, print_load_store, &["nontemporal"]),
+        (
+            "vector.load",
+            parse_load_store,
+            print_load_store,
+            &["nontemporal"],
+        ),
+        (
+            "vector.store",
+            parse_load_store,
+            print_load_store,
+            &["nontemporal"],
+        ),
         ("vector.broadcast", parse_cast, print_cast, &[]),
         ("vector.bitcast", parse_cast, print_cast, &[]),
         ("vector.shape_cast", parse_cast, print_cast, &[]),
-        ("vector.extract", parse_extract, print_extract, &["static_position"]),
-        ("vector.insert", parse_extract, print_extract, &["static_position"]),
+        (
+            "vector.extract",
+            parse_extract,
+            print_extract,
+            &["static_position"],
+        ),
+        (
+            "vector.insert",
+            parse_extract,
+            print_extract,
+            &["static_position"],
+        ),
         ("vector.shuffle", parse_shuffle, print_shuffle, &["mask"]),
         ("vector.gather", parse_gather, print_gather, &[]),
         ("vector.scatter", parse_gather, print_gather, &[]),
@@ -149,7 +169,10 @@ fn mask_type(vt: &Type, map: &AffineMap) -> Type {
         })
         .collect();
     used.sort_unstable();
-    let mut ms: Vec<i64> = used.iter().filter_map(|&(_, i)| shape.get(i).copied()).collect();
+    let mut ms: Vec<i64> = used
+        .iter()
+        .filter_map(|&(_, i)| shape.get(i).copied())
+        .collect();
     let mut sc: Vec<bool> = used
         .iter()
         .map(|&(_, i)| scal.get(i).copied().unwrap_or(false))
@@ -195,11 +218,19 @@ fn parse_transfer(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let t2 = p.parse_type()?;
     let (shaped, vt) = if read { (t1, t2) } else { (t2, t1) };
     if vshape(&vt).is_none() {
-        return Err(Diagnostic::new(at, format!("requires vector type, found '{vt}'")));
+        return Err(Diagnostic::new(
+            at,
+            format!("requires vector type, found '{vt}'"),
+        ));
     }
     let map = match st.attrs.remove("permutation_map") {
         Some(Attribute::AffineMap(m)) => m,
-        Some(_) => return Err(Diagnostic::new(at, "expected an affine map for permutation_map")),
+        Some(_) => {
+            return Err(Diagnostic::new(
+                at,
+                "expected an affine map for permutation_map",
+            ))
+        }
         None => minor_identity(rank(&shaped), rank(&vt)),
     };
     let in_bounds = st
@@ -207,7 +238,10 @@ fn parse_transfer(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         .remove("in_bounds")
         .unwrap_or_else(|| bool_array(map.results.len()));
     let Some(elem) = shaped.element_type().cloned() else {
-        return Err(Diagnostic::new(at, format!("requires shaped type, found '{shaped}'")));
+        return Err(Diagnostic::new(
+            at,
+            format!("requires shaped type, found '{shaped}'"),
+        ));
     };
     let mt = mask_type(&vt, &map);
     if let Some(v) = vec_u {
@@ -248,7 +282,11 @@ fn print_transfer(p: &mut Printer<'_>, op: OpId) -> bool {
         .props
         .get("operandSegmentSizes")
         .and_then(Attribute::as_int_array)
-        .and_then(|s| s.iter().map(|&x| usize::try_from(x).ok()).collect::<Option<Vec<_>>>())
+        .and_then(|s| {
+            s.iter()
+                .map(|&x| usize::try_from(x).ok())
+                .collect::<Option<Vec<_>>>()
+        })
     else {
         return false;
     };
@@ -260,13 +298,25 @@ fn print_transfer(p: &mut Printer<'_>, op: OpId) -> bool {
         if seg[2] != 1 {
             return false;
         }
-        (None, ops[0], &ops[i0..i1], Some(ops[i1]), ops.get(i1 + 1).copied())
+        (
+            None,
+            ops[0],
+            &ops[i0..i1],
+            Some(ops[i1]),
+            ops.get(i1 + 1).copied(),
+        )
     } else {
         if seg[1] != 1 {
             return false;
         }
         let i1 = 2 + seg[2];
-        (Some(ops[0]), ops[1], &ops[2..i1], None, ops.get(i1).copied())
+        (
+            Some(ops[0]),
+            ops[1],
+            &ops[2..i1],
+            None,
+            ops.get(i1).copied(),
+        )
     };
     let vt = match (read, vec) {
         (true, _) => match one_result(m, op) {
@@ -305,7 +355,8 @@ fn print_transfer(p: &mut Printer<'_>, op: OpId) -> bool {
         extra.set("permutation_map", Attribute::AffineMap(map.clone()));
     }
     if let Some(ib) = d.props.get("in_bounds") {
-        let all_false = matches!(ib, Attribute::Array(v) if v.iter().all(|x| *x == Attribute::Bool(false)));
+        let all_false =
+            matches!(ib, Attribute::Array(v) if v.iter().all(|x| *x == Attribute::Bool(false)));
         if !all_false {
             extra.set("in_bounds", ib.clone());
         }
@@ -436,7 +487,8 @@ fn parse_extract(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let t1 = p.parse_colon_type()?;
     p.parse_keyword(if insert { "into" } else { "from" })?;
     let t2 = p.parse_type()?;
-    st.operands.push(p.resolve_operand(&first, if insert { &t1 } else { &t2 })?);
+    st.operands
+        .push(p.resolve_operand(&first, if insert { &t1 } else { &t2 })?);
     if let Some(dd) = dest {
         st.operands.push(p.resolve_operand(&dd, &t2)?);
     }
@@ -452,7 +504,11 @@ fn print_extract(p: &mut Printer<'_>, op: OpId) -> bool {
     let insert = d.name == "vector.insert";
     let ops = m.operands(op);
     let fixed = if insert { 2 } else { 1 };
-    let Some(pos) = d.props.get("static_position").and_then(Attribute::as_int_array) else {
+    let Some(pos) = d
+        .props
+        .get("static_position")
+        .and_then(Attribute::as_int_array)
+    else {
         return false;
     };
     let Some(rt) = one_result(m, op) else {
@@ -511,7 +567,10 @@ fn parse_shuffle(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     p.parse_comma()?;
     let t2 = p.parse_type()?;
     let Some(rt) = shuffle_result(&t1, mask.len()) else {
-        return Err(Diagnostic::new(at, format!("expected a vector type, found '{t1}'")));
+        return Err(Diagnostic::new(
+            at,
+            format!("expected a vector type, found '{t1}'"),
+        ));
     };
     st.operands.push(p.resolve_operand(&a, &t1)?);
     st.operands.push(p.resolve_operand(&b, &t2)?);
@@ -723,7 +782,9 @@ fn print_constant_mask(p: &mut Printer<'_>, op: OpId) -> bool {
     let d = m.op(op);
     let (Some(t), Some(v)) = (
         one_result(m, op),
-        d.props.get("mask_dim_sizes").and_then(Attribute::as_int_array),
+        d.props
+            .get("mask_dim_sizes")
+            .and_then(Attribute::as_int_array),
     ) else {
         return false;
     };
@@ -784,8 +845,7 @@ fn print_print(p: &mut Printer<'_>, op: OpId) -> bool {
     let [v] = m.operands(op) else {
         return false;
     };
-    if d.props.get("punctuation")
-        != Some(&Attribute::Opaque("#vector.punctuation<newline>".into()))
+    if d.props.get("punctuation") != Some(&Attribute::Opaque("#vector.punctuation<newline>".into()))
         || d.props.len() != 1
     {
         return false;
@@ -805,8 +865,7 @@ fn verify_vector(m: &Module, op: OpId) -> Result<(), String> {
     let ops = m.operands(op);
     match d.name.as_str() {
         "vector.extract" | "vector.insert" => {
-            let Some(pos) = inherent(d, "static_position").and_then(Attribute::as_int_array)
-            else {
+            let Some(pos) = inherent(d, "static_position").and_then(Attribute::as_int_array) else {
                 return Err("requires attribute 'static_position'".into());
             };
             let src = if d.name == "vector.insert" {

@@ -194,9 +194,7 @@ impl<'a> Parser<'a> {
                     Ok(v) => v,
                     // `2^128 - 1 : i128` is the bit pattern of -1 (MLIR prints it that way).
                     Err(_) if !neg && ty.bit_width() == Some(128) => raw as i128,
-                    Err(_) => {
-                        return Err(Diagnostic::new(span, "integer constant out of range"))
-                    }
+                    Err(_) => return Err(Diagnostic::new(span, "integer constant out of range")),
                 };
                 let v = if neg { -v } else { v };
                 if ty == Type::int(1) {
