@@ -11,8 +11,12 @@ pub mod bufferization;
 pub mod builtin;
 pub mod cf;
 pub mod func;
+pub mod linalg;
+pub mod math;
 pub mod memref;
 pub mod scf;
+pub mod tensor;
+pub mod vector;
 
 use crate::registry::Registry;
 
@@ -26,4 +30,8 @@ pub fn register_all(r: &mut Registry) {
     cf::register(r);
     affine::register(r);
     bufferization::register(r);
+    math::register(r);
+    linalg::register(r);
+    tensor::register(r);
+    vector::register(r);
 }
