@@ -53,7 +53,11 @@ pub fn extract(lt: &Lifetimes, mergeable: &[MergeableAlloc], alignment: u64) -> 
         let Some(scope) = lt.traces[a.trace].scope else {
             continue;
         };
-        let key = a.space_attr.as_ref().map(|s| s.to_string()).unwrap_or_default();
+        let key = a
+            .space_attr
+            .as_ref()
+            .map(|s| s.to_string())
+            .unwrap_or_default();
         groups.entry((scope, key)).or_default().push(a);
     }
     groups

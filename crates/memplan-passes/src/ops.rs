@@ -81,7 +81,12 @@ const POINTER_ESCAPES: &[&str] = &[
     "memref.atomic_rmw_pointer",
 ];
 
-const STORES: &[&str] = &["memref.store", "affine.store", "llvm.store", "memref.atomic_rmw"];
+const STORES: &[&str] = &[
+    "memref.store",
+    "affine.store",
+    "llvm.store",
+    "memref.atomic_rmw",
+];
 
 const YIELDS: &[&str] = &[
     "scf.yield",
@@ -210,9 +215,9 @@ pub fn element_bytes(t: &Type) -> Option<u64> {
             };
             let (&inner, outer) = shape.split_last()?;
             let inner = u64::try_from(inner).ok()?.checked_next_power_of_two()?;
-            let outer = outer.iter().try_fold(1u64, |acc, &d| {
-                acc.checked_mul(u64::try_from(d).ok()?)
-            })?;
+            let outer = outer
+                .iter()
+                .try_fold(1u64, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?))?;
             let total_bits = outer.checked_mul(inner)?.checked_mul(bits)?;
             Some(total_bits.div_ceil(8).max(1))
         }
@@ -246,8 +251,14 @@ mod tests {
                 elem,
             })
         };
-        assert_eq!(element_bytes(&v(vec![4], Type::float(FloatKind::F32))), Some(16));
-        assert_eq!(element_bytes(&v(vec![3], Type::float(FloatKind::F32))), Some(16));
+        assert_eq!(
+            element_bytes(&v(vec![4], Type::float(FloatKind::F32))),
+            Some(16)
+        );
+        assert_eq!(
+            element_bytes(&v(vec![3], Type::float(FloatKind::F32))),
+            Some(16)
+        );
         assert_eq!(element_bytes(&v(vec![2, 4], Type::index())), Some(64));
         assert_eq!(element_bytes(&v(vec![8], Type::int(1))), Some(1));
         assert_eq!(element_bytes(&Type::none()), None);

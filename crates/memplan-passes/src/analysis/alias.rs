@@ -105,9 +105,7 @@ impl BufferViewFlow {
                             dsts.extend(m.block_args(b).iter().copied().filter(|&v| ptr(v)));
                             if let Some(t) = m.last_op(b) {
                                 if m.op(t).successors.is_empty() && m.regions(t).is_empty() {
-                                    srcs.extend(
-                                        m.operands(t).iter().copied().filter(|&v| ptr(v)),
-                                    );
+                                    srcs.extend(m.operands(t).iter().copied().filter(|&v| ptr(v)));
                                 }
                             }
                         }
@@ -169,7 +167,10 @@ impl BufferViewFlow {
         }
         while let Some(v) = work.pop() {
             queued[v.index()] = false;
-            let (a, b) = (succ_start[v.index()] as usize, succ_start[v.index() + 1] as usize);
+            let (a, b) = (
+                succ_start[v.index()] as usize,
+                succ_start[v.index() + 1] as usize,
+            );
             if a == b || origins[v.index()].is_empty() {
                 continue;
             }

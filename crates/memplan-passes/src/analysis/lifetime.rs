@@ -298,9 +298,7 @@ impl Lifetimes {
                     OpKind::UnknownRegion => {
                         self.hazard(origins, Hazard::UnknownRegion(name.clone()))
                     }
-                    OpKind::Store if i == 0 => {
-                        self.hazard(origins, Hazard::Stored(name.clone()))
-                    }
+                    OpKind::Store if i == 0 => self.hazard(origins, Hazard::Stored(name.clone())),
                     OpKind::Call => {
                         let callee = m
                             .op(op)

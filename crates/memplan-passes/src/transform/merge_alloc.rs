@@ -266,15 +266,18 @@ pub fn legality(m: &Module, lt: &Lifetimes, trace: usize, opts: &MergeAllocOptio
             if shape.iter().any(|&d| d < 0) || !m.operands(alloc).is_empty() {
                 reasons.push(SkipReason::DynamicShape);
             }
-            if layout.as_ref().is_some_and(|l| !is_identity_layout(l, shape.len())) {
+            if layout
+                .as_ref()
+                .is_some_and(|l| !is_identity_layout(l, shape.len()))
+            {
                 reasons.push(SkipReason::Layout);
             }
             match element_bytes(elem) {
                 None => reasons.push(SkipReason::UnknownElementSize(elem.to_string())),
                 Some(e) => {
-                    let n = shape.iter().try_fold(e, |acc, &d| {
-                        acc.checked_mul(u64::try_from(d).ok()?)
-                    });
+                    let n = shape
+                        .iter()
+                        .try_fold(e, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?));
                     match n {
                         Some(0) => reasons.push(SkipReason::Empty),
                         Some(n) => bytes = Some(n),
@@ -314,7 +317,10 @@ fn identity_map_text(rank: usize) -> String {
 /// The `alignment` attribute of an alloc (property or discardable attribute).
 fn alloc_alignment(m: &Module, alloc: OpId) -> Option<u64> {
     let d = m.op(alloc);
-    let a = d.props.get("alignment").or_else(|| d.attrs.get("alignment"))?;
+    let a = d
+        .props
+        .get("alignment")
+        .or_else(|| d.attrs.get("alignment"))?;
     let v = u64::try_from(a.as_int()?).ok()?;
     (v > 0 && v.is_power_of_two()).then_some(v)
 }
@@ -332,9 +338,7 @@ fn value_label(m: &Module, alloc: OpId, trace: usize) -> String {
 fn plan_scope(p: &Problem, opts: &MergeAllocOptions) -> Result<Plan, String> {
     let mut best = plan(p, &Options::with_algorithm(opts.planner)).map_err(|e| e.to_string())?;
     let lb = bounds::max_load(p);
-    if opts.planner == Algorithm::Portfolio
-        && best.peak() > lb
-        && p.len() <= opts.exact_max_buffers
+    if opts.planner == Algorithm::Portfolio && best.peak() > lb && p.len() <= opts.exact_max_buffers
     {
         let mut o = Options::with_algorithm(Algorithm::Exact);
         o.node_limit = Some(opts.exact_nodes);
@@ -349,7 +353,10 @@ fn plan_scope(p: &Problem, opts: &MergeAllocOptions) -> Result<Plan, String> {
 }
 
 /// Runs merge-alloc over every function of the module.
-pub fn merge_alloc(m: &mut Module, opts: &MergeAllocOptions) -> Result<MergeAllocReport, MergeAllocError> {
+pub fn merge_alloc(
+    m: &mut Module,
+    opts: &MergeAllocOptions,
+) -> Result<MergeAllocReport, MergeAllocError> {
     let flow = BufferViewFlow::compute(m, m.top);
     let lt = Lifetimes::compute(m, m.top, &flow);
     let mut report = MergeAllocReport::default();
@@ -389,10 +396,7 @@ pub fn merge_alloc(m: &mut Module, opts: &MergeAllocOptions) -> Result<MergeAllo
     }
     for (i, t) in lt.traces.iter().enumerate() {
         let scope = t.scope.map(|s| &lt.scopes[s]);
-        let function = scope.map_or_else(
-            || enclosing_function(m, t.alloc),
-            |s| s.function.clone(),
-        );
+        let function = scope.map_or_else(|| enclosing_function(m, t.alloc), |s| s.function.clone());
         let skipped = match &verdicts[i] {
             Legality::Skip(r) => r.clone(),
             Legality::Mergeable(_) => Vec::new(),
@@ -436,7 +440,10 @@ pub fn merge_alloc(m: &mut Module, opts: &MergeAllocOptions) -> Result<MergeAllo
                 "merge-alloc: @{} {}{}: {} buffers in a {} B arena (sum {} B, lower bound {} B)",
                 scope.function,
                 scope.label,
-                sp.space_attr.as_ref().map(|s| format!(" space {s}")).unwrap_or_default(),
+                sp.space_attr
+                    .as_ref()
+                    .map(|s| format!(" space {s}"))
+                    .unwrap_or_default(),
                 sp.allocs.len(),
                 peak,
                 sum,
@@ -446,7 +453,11 @@ pub fn merge_alloc(m: &mut Module, opts: &MergeAllocOptions) -> Result<MergeAllo
         report.scopes.push(ScopeReport {
             function: scope.function.clone(),
             label: scope.label.clone(),
-            space: sp.space_attr.as_ref().map(|s| s.to_string()).unwrap_or_default(),
+            space: sp
+                .space_attr
+                .as_ref()
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
             arena_bytes: peak,
             sum_bytes: sum,
             lower_bound: lb,
@@ -469,9 +480,11 @@ pub fn merge_alloc(m: &mut Module, opts: &MergeAllocOptions) -> Result<MergeAllo
 
 fn static_bytes(t: &Type) -> Option<u64> {
     match t.kind() {
-        TypeKind::MemRef { shape, elem, .. } => shape.iter().try_fold(element_bytes(elem)?, |acc, &d| {
-            acc.checked_mul(u64::try_from(d).ok()?)
-        }),
+        TypeKind::MemRef { shape, elem, .. } => {
+            shape.iter().try_fold(element_bytes(elem)?, |acc, &d| {
+                acc.checked_mul(u64::try_from(d).ok()?)
+            })
+        }
         _ => None,
     }
 }
@@ -498,15 +511,31 @@ fn annotate(m: &mut Module, lt: &Lifetimes, report: &MergeAllocReport) {
     for (rec, t) in report.lifetimes.iter().zip(&lt.traces) {
         let attrs = &mut m.op_mut(t.alloc).attrs;
         if let Some(s) = &rec.scope {
-            attrs.set("memplan.scope", Attribute::string(&format!("@{} {}", rec.function, s)));
+            attrs.set(
+                "memplan.scope",
+                Attribute::string(&format!("@{} {}", rec.function, s)),
+            );
         }
         if let Some((a, b)) = rec.ticks {
-            attrs.set("memplan.ticks", Attribute::i64_array(&[i64::from(a), i64::from(b)]));
+            attrs.set(
+                "memplan.ticks",
+                Attribute::i64_array(&[i64::from(a), i64::from(b)]),
+            );
         }
         if let Some(o) = rec.offset {
-            attrs.set("memplan.offset", Attribute::int(i128::from(o), Type::int(64)));
-            if let Some(bytes) = rec.scope.as_ref().and_then(|s| arena.get(&(rec.function.clone(), s.clone()))) {
-                attrs.set("memplan.arena_bytes", Attribute::int(i128::from(*bytes), Type::int(64)));
+            attrs.set(
+                "memplan.offset",
+                Attribute::int(i128::from(o), Type::int(64)),
+            );
+            if let Some(bytes) = rec
+                .scope
+                .as_ref()
+                .and_then(|s| arena.get(&(rec.function.clone(), s.clone())))
+            {
+                attrs.set(
+                    "memplan.arena_bytes",
+                    Attribute::int(i128::from(*bytes), Type::int(64)),
+                );
             }
         } else {
             let why: Vec<String> = rec.skipped.iter().map(|r| r.to_string()).collect();
@@ -535,8 +564,12 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
     });
     let mut st = OperationState::new("memref.alloc");
     st.result_types.push(arena_ty);
-    st.props.set("alignment", Attribute::int(i128::from(align), Type::int(64)));
-    st.props.set("operandSegmentSizes", Attribute::i32_array(&[0, 0]));
+    st.props.set(
+        "alignment",
+        Attribute::int(i128::from(align), Type::int(64)),
+    );
+    st.props
+        .set("operandSegmentSizes", Attribute::i32_array(&[0, 0]));
     let arena_op = m.create_op(st);
     m.prepend_op(block, arena_op);
     let arena = m.result(arena_op, 0);
@@ -549,7 +582,8 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
     for off in distinct {
         let mut st = OperationState::new("arith.constant");
         st.result_types.push(Type::index());
-        st.props.set("value", Attribute::int(i128::from(off), Type::index()));
+        st.props
+            .set("value", Attribute::int(i128::from(off), Type::index()));
         let c = m.create_op(st);
         m.insert_after(anchor, c);
         anchor = c;
@@ -595,7 +629,9 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
 }
 
 fn is_terminator(m: &Module, op: OpId) -> bool {
-    matches!(classify(m, op), OpKind::Return | OpKind::Yield | OpKind::Branch)
-        || m.op(op).name.ends_with("terminator")
+    matches!(
+        classify(m, op),
+        OpKind::Return | OpKind::Yield | OpKind::Branch
+    ) || m.op(op).name.ends_with("terminator")
         || m.op(op).name.ends_with(".return")
 }
