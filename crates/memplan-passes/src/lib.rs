@@ -10,11 +10,11 @@
 //! use memplan_ir::{parse_module, ParseOptions, Registry};
 //! use memplan_passes::transform::merge_alloc::{merge_alloc, MergeAllocOptions};
 //! let reg = Registry::with_all_dialects();
-//! let src = r#"func.func @f(%x: f32) {
+//! let src = r#"func.func @f(%x: f32, %i: index) {
 //!   %a = "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<16xf32>
-//!   "memref.store"(%x, %a, %x) : (f32, memref<16xf32>, f32) -> ()
+//!   "memref.store"(%x, %a, %i) : (f32, memref<16xf32>, index) -> ()
 //!   %b = "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<16xf32>
-//!   "memref.store"(%x, %b, %x) : (f32, memref<16xf32>, f32) -> ()
+//!   "memref.store"(%x, %b, %i) : (f32, memref<16xf32>, index) -> ()
 //!   return
 //! }"#;
 //! let mut m = parse_module(src, &reg, ParseOptions::default()).unwrap();

@@ -19,7 +19,7 @@
 //! The result is a may-point-to set per value, computed to a fixed point with a worklist.
 //! Sets are sorted vectors, so everything derived from them is deterministic.
 
-use memplan_ir::{Module, OpId, ValueDef, ValueId};
+use memplan_ir::{Module, OpId, ValueId};
 
 use crate::ops::{classify, is_pointer_like, OpKind, FUNCTION_OPS};
 
@@ -197,11 +197,6 @@ impl BufferViewFlow {
             [i] if *i != OTHER && self.allocs.get(*i as usize) == Some(&op) => Some(*i),
             _ => None,
         }
-    }
-
-    /// True when `v` is defined by op `op` (a helper for printers).
-    pub fn defined_by(m: &Module, v: ValueId, op: OpId) -> bool {
-        matches!(m.value_def(v), ValueDef::OpResult { op: o, .. } if o == op)
     }
 }
 
