@@ -848,7 +848,6 @@ fn filetests_root() -> PathBuf {
 }
 
 #[test]
-#[ignore = "needs `memplan opt` (issue 4)"]
 fn filetests() {
     let mut files = Vec::new();
     collect_files(&filetests_root(), &mut files);

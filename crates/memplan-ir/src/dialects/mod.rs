@@ -5,9 +5,14 @@
 //! families of simple ops. To add a dialect: create `dialects/NAME.rs` with a `register`
 //! function and call it from [`register_all`].
 
+pub mod affine;
 pub mod arith;
+pub mod bufferization;
 pub mod builtin;
+pub mod cf;
 pub mod func;
+pub mod memref;
+pub mod scf;
 
 use crate::registry::Registry;
 
@@ -16,4 +21,9 @@ pub fn register_all(r: &mut Registry) {
     builtin::register(r);
     func::register(r);
     arith::register(r);
+    memref::register(r);
+    scf::register(r);
+    cf::register(r);
+    affine::register(r);
+    bufferization::register(r);
 }
