@@ -24,7 +24,7 @@ use crate::bounds;
 use crate::plan::StopReason;
 use crate::problem::Problem;
 use model::Model;
-use search::{Order, Search, Status};
+use search::{Key, Order, Search, Status};
 
 /// Above this many overlapping pairs the overlap lists would not fit comfortably in
 /// memory; such problems get the portfolio's plan (the search is not run).
@@ -265,11 +265,16 @@ fn orders(m: &Model) -> Vec<Order> {
     let width: Vec<u64> = (0..n).map(|b| m.t_end[b] - m.t_start[b]).collect();
     let area: Vec<u64> = (0..n).map(|b| m.size[b].saturating_mul(width[b])).collect();
     // MiniMalloc's default preorders: WAT, TAW, TWA.
-    let keys: [[&Vec<u64>; 3]; 3] = [
-        [&width, &area, &total],
-        [&total, &area, &width],
-        [&total, &width, &area],
+    let specs = [
+        [Key::Width, Key::Area, Key::Total],
+        [Key::Total, Key::Area, Key::Width],
+        [Key::Total, Key::Width, Key::Area],
     ];
+    let vec_of = |k: Key| match k {
+        Key::Width => &width,
+        Key::Area => &area,
+        Key::Total => &total,
+    };
     // Twin classes: same size, alignment, live sections and fixed neighbours.
     let mut classes: BTreeMap<TwinKey<'_>, Vec<u32>> = BTreeMap::new();
     for b in 0..n {
@@ -278,8 +283,10 @@ fn orders(m: &Model) -> Vec<Order> {
             .or_default()
             .push(b as u32);
     }
-    keys.iter()
-        .map(|k| {
+    specs
+        .iter()
+        .map(|&spec| {
+            let k = spec.map(vec_of);
             let mut perm: Vec<u32> = (0..n as u32).collect();
             perm.sort_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
@@ -301,7 +308,11 @@ fn orders(m: &Model) -> Vec<Order> {
                     twin_prev[w[1] as usize] = w[0];
                 }
             }
-            Order { rank, twin_prev }
+            Order {
+                keys: spec,
+                rank,
+                twin_prev,
+            }
         })
         .collect()
 }
