@@ -35,6 +35,9 @@ pub const DEFAULT_NODE_BUDGET: u64 = 2_000_000;
 
 const NONE: u64 = u64::MAX;
 
+/// Most probes of one descent round (each probe costs up to three budgets when it fails).
+const DESCENT_PROBES: u32 = 6;
+
 /// Runs the exact search on a single-space problem.
 pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     let started = Instant::now();
@@ -66,7 +69,13 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     let orders = orders(&model);
 
     // Upper bound: the best of the portfolio and our own lowest-fit greedy orders.
-    let mut best = initial_plan(problem, &model, &orders, opts);
+    let mut best = initial_plan(
+        problem,
+        &model,
+        &orders,
+        opts,
+        deadline.map(|d| (started, d)),
+    );
     let mut hi = peak(problem, &best);
     let mut lo = lb;
     let report = |best_peak: u64, lower: u64, nodes: u64| {
@@ -130,6 +139,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     }
 
     if !proved_infeasible && stopped.is_none() {
+        let mut soft = lo;
         'rounds: while lo < hi {
             let budget = base << round.min(40);
             // Probe the lower bound: a hit is optimal, a refutation raises the bound.
@@ -155,26 +165,36 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                     break;
                 }
             }
-            // Every other round, walk the best peak down while probes keep succeeding
-            // (the lower bound is the likelier optimum, so it gets most of the time).
-            while lo < hi && round % 2 == 1 {
-                match probe(&mut search, &orders, hi - 1, budget, node_limit) {
-                    Status::Found => {
-                        best = solution(problem, &model, &search.sol);
-                        hi = peak(problem, &best);
-                        report(hi, lo, search.nodes);
-                    }
-                    Status::Infeasible => {
-                        lo = hi;
-                    }
-                    Status::NodeLimit if search.nodes < node_limit => break,
-                    Status::NodeLimit => {
-                        stopped = Some(StopReason::NodeLimit);
-                        break 'rounds;
-                    }
-                    Status::TimeLimit => {
-                        stopped = Some(StopReason::TimeLimit);
-                        break 'rounds;
+            // Every other round, step down a quarter of the way from the best peak towards the highest capacity that ran out of
+            // budget (`soft`) and the best peak: found plans lower the peak, budget-outs
+            // raise `soft`, refutations raise the proved bound. The lower bound is the
+            // likelier optimum, so it gets the even rounds to itself.
+            if round % 2 == 1 {
+                soft = soft.max(lo).max(hi.saturating_sub(2 * (hi - soft.min(hi))));
+                let mut probes = 0;
+                while lo < hi && soft + 1 < hi && probes < DESCENT_PROBES {
+                    probes += 1;
+                    let cap = hi - ((hi - soft) / 4).max(1);
+                    match probe(&mut search, &orders, cap, budget, node_limit) {
+                        Status::Found => {
+                            best = solution(problem, &model, &search.sol);
+                            hi = peak(problem, &best);
+                            report(hi, lo, search.nodes);
+                        }
+                        Status::Infeasible => {
+                            lo = cap + 1;
+                            soft = cap;
+                            report(hi, lo, search.nodes);
+                        }
+                        Status::NodeLimit if search.nodes < node_limit => soft = cap,
+                        Status::NodeLimit => {
+                            stopped = Some(StopReason::NodeLimit);
+                            break 'rounds;
+                        }
+                        Status::TimeLimit => {
+                            stopped = Some(StopReason::TimeLimit);
+                            break 'rounds;
+                        }
                     }
                 }
             }
@@ -349,7 +369,13 @@ fn greedy(m: &Model, seq: &[u32]) -> Vec<u64> {
     off
 }
 
-fn initial_plan(problem: &Problem, m: &Model, orders: &[Order], opts: &Options) -> Vec<u64> {
+fn initial_plan(
+    problem: &Problem,
+    m: &Model,
+    orders: &[Order],
+    opts: &Options,
+    deadline: Option<(Instant, Instant)>,
+) -> Vec<u64> {
     let mut best = super::portfolio::plan(problem, opts).offsets;
     if crate::check::check_offsets(&Problem::new(problem.buffers.clone()), &best).is_err() {
         best = super::naive::plan(problem);
@@ -373,7 +399,12 @@ fn initial_plan(problem: &Problem, m: &Model, orders: &[Order], opts: &Options) 
         )
     });
     seqs.push(by_size);
-    for s in &seqs {
+    for (k, s) in seqs.iter().enumerate() {
+        // Big problems: every extra order costs a pass over all overlaps; stop once a
+        // third of the time limit is gone (the first order always runs).
+        if k > 0 && deadline.is_some_and(|(t0, d)| Instant::now() >= t0 + (d - t0) / 3) {
+            break;
+        }
         let cand = solution(problem, m, &greedy(m, s));
         let p = peak(problem, &cand);
         if p < best_peak {

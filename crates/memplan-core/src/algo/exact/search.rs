@@ -97,6 +97,11 @@ pub(crate) struct Search<'m> {
     cap: u64,
     off: Vec<u64>,
     min_off: Vec<u64>,
+    /// `min_off` of unplaced buffers, `u64::MAX` for placed ones (one load per scan step).
+    open_min: Vec<u64>,
+    /// Per section, an unplaced member whose minimum offset was at or below the
+    /// section's effective floor when last seen (a watch: rechecked before use).
+    witness: Vec<u32>,
     floor: Vec<u64>,
     total: Vec<u64>,
     cuts: Vec<u32>,
@@ -136,6 +141,8 @@ impl<'m> Search<'m> {
             cap: 0,
             off: vec![NONE; n],
             min_off: vec![0; n],
+            open_min: vec![0; n],
+            witness: vec![NO_BUF; m.nsec],
             floor: vec![0; m.nsec],
             total: m.sec_total.clone(),
             cuts: vec![0; m.nsec.saturating_sub(1)],
@@ -172,6 +179,8 @@ impl<'m> Search<'m> {
         for b in 0..m.n() {
             self.min_off[b] = m.fit(b, 0);
         }
+        self.open_min.copy_from_slice(&self.min_off);
+        self.witness.fill(NO_BUF);
         self.floor.fill(0);
         self.total.copy_from_slice(&m.sec_total);
         self.cuts.fill(0);
@@ -327,6 +336,7 @@ impl<'m> Search<'m> {
         let o = self.min_off[b];
         let top = o + m.size[b];
         self.off[b] = o;
+        self.open_min[b] = u64::MAX;
         self.sol[b] = o;
         let mut ok = top <= self.cap;
         let mut span = (u32::MAX, 0u32);
@@ -338,6 +348,7 @@ impl<'m> Search<'m> {
             let nm = m.fit(qu, top);
             self.trail_min.push((q, self.min_off[qu]));
             self.min_off[qu] = nm;
+            self.open_min[qu] = nm;
             if nm + m.size[qu] > self.cap {
                 ok = false;
             }
@@ -366,16 +377,23 @@ impl<'m> Search<'m> {
             // Stop early once some unplaced buffer sits at or below the current
             // floor: the raise would then change nothing.
             let base = self.floor[s].max(o);
+            let w = self.witness[s];
+            if w != NO_BUF && self.open_min[w as usize] <= base {
+                continue;
+            }
             let mut lowest = u64::MAX;
+            let mut arg = NO_BUF;
             for &q in m.members.row(s) {
-                let mq = self.min_off[q as usize];
-                if mq < lowest && self.off[q as usize] == NONE {
+                let mq = self.open_min[q as usize];
+                if mq < lowest {
                     lowest = mq;
+                    arg = q;
                     if mq <= base {
                         break;
                     }
                 }
             }
+            self.witness[s] = arg;
             if lowest != u64::MAX && lowest > self.floor[s] {
                 self.trail_floor.push((s as u32, self.floor[s]));
                 self.floor[s] = lowest;
@@ -396,6 +414,7 @@ impl<'m> Search<'m> {
         while self.trail_min.len() > trail_min as usize {
             let (q, v) = self.trail_min.pop().unwrap_or((0, 0));
             self.min_off[q as usize] = v;
+            self.open_min[q as usize] = v;
         }
         while self.trail_floor.len() > trail_floor as usize {
             let (s, v) = self.trail_floor.pop().unwrap_or((0, 0));
@@ -407,6 +426,7 @@ impl<'m> Search<'m> {
             }
         }
         self.off[b] = NONE;
+        self.open_min[b] = self.min_off[b];
     }
 
     fn run(&mut self, order: &Order) -> Status {
