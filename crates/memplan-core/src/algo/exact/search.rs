@@ -24,6 +24,9 @@ use super::model::Model;
 const NONE: u64 = u64::MAX;
 const NO_BUF: u32 = u32::MAX;
 
+/// Sub-partitions up to this many buffers are re-ranked when a split creates them.
+const RERANK_MAX: u32 = 4096;
+
 /// How a decision search ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Status {
@@ -595,7 +598,13 @@ impl<'m> Search<'m> {
         }
         let rank_trail = self.trail_rank.len() as u32;
         for k in parts_start..parts_end {
-            self.rerank(k as usize, order);
+            let q = self.parts[k as usize];
+            // Ranks only compare within a partition, so a huge one may keep its
+            // parent's (still consistent) ranks: re-sorting it at every split of a
+            // long chain would cost O(n^2 log n).
+            if q.bufs_end - q.bufs_start <= RERANK_MAX {
+                self.rerank(k as usize, order);
+            }
         }
         self.stack.push(Frame::Split {
             parts_start,
