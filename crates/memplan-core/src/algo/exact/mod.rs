@@ -268,7 +268,8 @@ fn solution(problem: &Problem, m: &Model, movable: &[u64]) -> Vec<u64> {
 type TwinKey<'a> = (u64, u64, &'a [(u32, u32)], &'a [(u64, u64)]);
 
 /// The static orders tried by every probe: MiniMalloc's lifetime width (W), area (A)
-/// and section total (T) keys in three priorities, all descending.
+/// and section total (T) keys in three priorities, all descending, each once with
+/// re-ranking after splits and once without.
 fn orders(m: &Model) -> Vec<Order> {
     let n = m.n();
     let total: Vec<u64> = (0..n)
@@ -303,9 +304,12 @@ fn orders(m: &Model) -> Vec<Order> {
             .or_default()
             .push(b as u32);
     }
-    specs
+    // Each key triple twice: re-ranked after splits (MiniMalloc's behaviour, best on
+    // most instances) and with fixed static ranks (much better on some, e.g. F).
+    [true, false]
         .iter()
-        .map(|&spec| {
+        .flat_map(|&rerank| specs.iter().map(move |&spec| (rerank, spec)))
+        .map(|(rerank, spec)| {
             let k = spec.map(vec_of);
             let mut perm: Vec<u32> = (0..n as u32).collect();
             perm.sort_by(|&a, &b| {
@@ -330,6 +334,7 @@ fn orders(m: &Model) -> Vec<Order> {
             }
             Order {
                 keys: spec,
+                rerank,
                 rank,
                 twin_prev,
             }
@@ -384,6 +389,7 @@ fn initial_plan(
     let n = m.n();
     let mut seqs: Vec<Vec<u32>> = orders
         .iter()
+        .filter(|o| o.rerank)
         .map(|o| {
             let mut s: Vec<u32> = (0..n as u32).collect();
             s.sort_by_key(|&b| o.rank[b as usize]);

@@ -57,6 +57,8 @@ pub(crate) enum Key {
 pub(crate) struct Order {
     /// The three keys, most significant first; ties go to the lower buffer index.
     pub keys: [Key; 3],
+    /// Re-rank every sub-partition a split creates (else keep the static ranks).
+    pub rerank: bool,
     /// Rank of each buffer (0 = placed first among equal offsets).
     pub rank: Vec<u32>,
     /// The twin with the next-lower rank (same size, alignment and lifetime), or NO_BUF.
@@ -602,7 +604,7 @@ impl<'m> Search<'m> {
             // Ranks only compare within a partition, so a huge one may keep its
             // parent's (still consistent) ranks: re-sorting it at every split of a
             // long chain would cost O(n^2 log n).
-            if q.bufs_end - q.bufs_start <= RERANK_MAX {
+            if order.rerank && q.bufs_end - q.bufs_start <= RERANK_MAX {
                 self.rerank(k as usize, order);
             }
         }
