@@ -1205,8 +1205,11 @@ fn parse_forall(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         st.operands.extend(d);
     }
     st.operands.extend(outs);
+    // Properties in alphabetical order, as mlir-opt lists them.
+    if let Some(a) = st.attrs.remove("mapping") {
+        st.props.set("mapping", a);
+    }
     set_segments(st, &counts);
-    // Alphabetical, as mlir-opt lists properties.
     st.props
         .set("staticLowerBound", Attribute::i64_array(&statics[0]));
     st.props
