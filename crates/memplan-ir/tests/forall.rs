@@ -95,6 +95,20 @@ fn forall_shared_outs_print_the_terminator() {
 }
 
 #[test]
+fn forall_tensor_tiles_roundtrip() {
+    assert_stable(
+        "%in: tensor<64x128xf32>, %init: tensor<64x128xf32>",
+        "    %0 = scf.forall (%i, %j) = (0, 0) to (64, 128) step (16, 32) shared_outs(%out = %init) -> (tensor<64x128xf32>) {
+      %extracted_slice = tensor.extract_slice %in[%i, %j] [16, 32] [1, 1] : tensor<64x128xf32> to tensor<16x32xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %extracted_slice into %out[%i, %j] [16, 32] [1, 1] : tensor<16x32xf32> into tensor<64x128xf32>
+      }
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+",
+    );
+}
+
+#[test]
 fn forall_parser_sets_mlir_properties() {
     let g = generic(&func(
         "%n: index, %lb: index, %t: tensor<4xf32>",
@@ -277,6 +291,18 @@ fn forall_verifier_rules() {
                 "    scf.forall (%i) in (%n) {\n      scf.forall.in_parallel {\n        %c = arith.constant 0 : index\n      }\n    }\n",
             ),
             "expected only ParallelCombiningOpInterface ops",
+        ),
+        (
+            func(
+                "%t: tensor<4xf32>, %s: tensor<1xf32>",
+                "    %r = scf.forall (%i) in (4) shared_outs(%o = %t) -> (tensor<4xf32>) {
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %s into %t[%i] [1] [1] : tensor<1xf32> into tensor<4xf32>
+      }
+    }
+",
+            ),
+            "may only insert into an output block argument",
         ),
         (
             func("", "    scf.forall.in_parallel {\n    }\n"),

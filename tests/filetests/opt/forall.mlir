@@ -163,6 +163,33 @@ func.func @shared_outs(%t: tensor<16x8xf32>, %u: tensor<4xf32>, %n: index) -> (t
 
 // -----
 
+// Tensor level, as tiling produces it: slices of the shared output are written back by
+// tensor.parallel_insert_slice in the in_parallel terminator.
+func.func @tiled_relu(%in: tensor<64x128xf32>, %init: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %r = scf.forall (%i, %j) = (0, 0) to (64, 128) step (16, 32) shared_outs(%out = %init) -> (tensor<64x128xf32>) {
+    %x = tensor.extract_slice %in[%i, %j] [16, 32] [1, 1] : tensor<64x128xf32> to tensor<16x32xf32>
+    %o = tensor.extract_slice %out[%i, %j] [16, 32] [1, 1] : tensor<64x128xf32> to tensor<16x32xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%o : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %y = linalg.max ins(%x, %f : tensor<16x32xf32>, tensor<16x32xf32>) outs(%o : tensor<16x32xf32>) -> tensor<16x32xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %out[%i, %j] [16, 32] [1, 1] : tensor<16x32xf32> into tensor<64x128xf32>
+    }
+  } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<64x128xf32>
+}
+// CHECK-LABEL: func.func @tiled_relu(
+// CHECK-SAME: [[INIT:%[\w]+]]: tensor<64x128xf32>) -> tensor<64x128xf32> {
+// CHECK: [[R:%[\w]+]] = scf.forall ([[I:%[\w]+]], [[J:%[\w]+]]) = (0, 0) to (64, 128) step (16, 32) shared_outs([[OUT:%[\w]+]] = [[INIT]]) -> (tensor<64x128xf32>) {
+// CHECK: [[Y:%[\w]+]] = linalg.max
+// CHECK-NEXT: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice [[Y]] into [[OUT]]{{\[}}[[I]], [[J]]] [16, 32] [1, 1] : tensor<16x32xf32> into tensor<64x128xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK-NEXT: return [[R]]
+
+// -----
+
 // Generic form in, custom form out; the empty in_parallel is elided.
 func.func @from_generic(%n: index) {
   "scf.forall"(%n, %n) <{mapping = [#gpu.thread<y>, #gpu.thread<x>], operandSegmentSizes = array<i32: 0, 1, 1, 0>, staticLowerBound = array<i64: 0, 0>, staticStep = array<i64: 1, -9223372036854775808>, staticUpperBound = array<i64: 8, -9223372036854775808>}> ({
