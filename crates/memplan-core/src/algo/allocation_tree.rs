@@ -77,18 +77,52 @@ struct Node {
 }
 
 /// One level of the depth-first search for a place.
-struct Frame {
-    node: usize,
-    is_last: bool,
-    /// Temporal: 0 = not tried, 1 = descended. Spatial: 0, 1 = left tried, 2 = right tried.
-    phase: u8,
-    /// Temporal: the child slot descended into.
-    slot: usize,
+enum Frame {
+    /// A node of the tree.
+    Node {
+        node: usize,
+        is_last: bool,
+        /// Temporal: 0 = not tried, 1 = descended. Spatial: 0, 1 = left tried, 2 = right tried.
+        phase: u8,
+        /// Temporal: the child slot descended into.
+        slot: usize,
+    },
+    /// Consecutive chain levels of one run, from `cur` up to `top` (both
+    /// temporal nodes of the run), crossed in one binary search. The path goes
+    /// through every level in between and, below `cur`, into `cur`'s left side
+    /// (`tried == false`) or its right side (`tried == true`).
+    Skip {
+        top: usize,
+        cur: usize,
+        is_last: bool,
+        tried: bool,
+    },
+}
+
+/// No run / no owner.
+const NONE: u32 = u32::MAX;
+
+/// A run of chain levels: `nodes[i]` (for `lo < i`) is a temporal node whose
+/// only child is a spatial node with left side `nodes[i - 1]`. `nodes[lo]` is
+/// any temporal node (the bottom). `blocks[i]` is one live interval of an
+/// allocation child of level `i`'s right side, or empty.
+#[derive(Debug, Default)]
+struct Run {
+    nodes: Vec<usize>,
+    blocks: Vec<(u64, u64)>,
+    lo: usize,
 }
 
 struct Tree<'a> {
     problem: &'a Problem,
     nodes: Vec<Node>,
+    /// Use the chain skips (false: the plain walk, kept as a test reference).
+    fast: bool,
+    /// Per node: (run, index in run) for temporal nodes, else `NONE`.
+    place_in_run: Vec<(u32, u32)>,
+    /// Per node: the chain level whose right side it is, else `NONE`.
+    owner: Vec<u32>,
+    runs: Vec<Run>,
 }
 
 impl<'a> Tree<'a> {
@@ -98,7 +132,102 @@ impl<'a> Tree<'a> {
 
     fn push(&mut self, kind: Kind, size: u64, align: u64) -> usize {
         self.nodes.push(Node { kind, size, align });
+        self.place_in_run.push((NONE, NONE));
+        self.owner.push(NONE);
         self.nodes.len() - 1
+    }
+
+    /// One live interval of the first child of temporal `r` if that child is
+    /// an allocation: a block overlapping it can never go under `r`.
+    fn block_of(&self, r: usize) -> (u64, u64) {
+        if let Kind::Temporal(t) = &self.nodes[r].kind {
+            if let Some(&c) = t.children.first() {
+                if let Kind::Alloc(b) = self.nodes[c].kind {
+                    if let Some(iv) = self.live(b).first() {
+                        return (iv.start, iv.end);
+                    }
+                }
+            }
+        }
+        (0, 0)
+    }
+
+    /// Files the new temporal node `n` into a run: on top of its left side's
+    /// run when `n` is a chain level, else in a run of its own.
+    fn register(&mut self, n: usize) {
+        let mut down = None;
+        if let Kind::Temporal(t) = &self.nodes[n].kind {
+            if let [c] = t.children[..] {
+                if let Kind::Spatial { left, right } = self.nodes[c].kind {
+                    let (r, i) = self.place_in_run[left];
+                    if r != NONE && self.runs[r as usize].nodes.len() == i as usize + 1 {
+                        down = Some((r as usize, right));
+                    }
+                }
+            }
+        }
+        match down {
+            Some((r, right)) if self.fast => {
+                let block = self.block_of(right);
+                let run = &mut self.runs[r];
+                self.place_in_run[n] = (r as u32, run.nodes.len() as u32);
+                run.nodes.push(n);
+                run.blocks.push(block);
+                self.owner[right] = n as u32;
+            }
+            _ => {
+                self.place_in_run[n] = (self.runs.len() as u32, 0);
+                self.runs.push(Run {
+                    nodes: vec![n],
+                    blocks: vec![(0, 0)],
+                    lo: 0,
+                });
+            }
+        }
+    }
+
+    /// Makes temporal `n` the bottom of its run (it is about to change and
+    /// may stop being a chain level). Moves the smaller part to a new run.
+    fn cut(&mut self, n: usize) {
+        let (r, j) = self.place_in_run[n];
+        if r == NONE {
+            return;
+        }
+        let (r, j) = (r as usize, j as usize);
+        let new = self.runs.len() as u32;
+        let run = &mut self.runs[r];
+        if j == run.lo {
+            return;
+        }
+        let moved = if run.nodes.len() - j <= j - run.lo {
+            let nodes = run.nodes.split_off(j);
+            let mut blocks = run.blocks.split_off(j);
+            blocks[0] = (0, 0);
+            Run {
+                nodes,
+                blocks,
+                lo: 0,
+            }
+        } else {
+            let lo = run.lo;
+            run.lo = j;
+            run.blocks[j] = (0, 0);
+            Run {
+                nodes: run.nodes[lo..j].to_vec(),
+                blocks: run.blocks[lo..j].to_vec(),
+                lo: 0,
+            }
+        };
+        for (i, &m) in moved.nodes.iter().enumerate() {
+            self.place_in_run[m] = (new, i as u32);
+        }
+        self.runs.push(moved);
+    }
+
+    /// The run and index of chain level `n`.
+    fn level(&self, n: usize) -> (usize, usize) {
+        let (r, i) = self.place_in_run[n];
+        (r as usize, i as usize)
     }
 
     fn new_alloc(&mut self, b: usize) -> usize {
@@ -115,7 +244,9 @@ impl<'a> Tree<'a> {
             insert_range(&mut t.ranges, s, e, 0);
         }
         let (size, align) = (self.nodes[child].size, self.nodes[child].align);
-        self.push(Kind::Temporal(t), size, align)
+        let n = self.push(Kind::Temporal(t), size, align);
+        self.register(n);
+        n
     }
 
     fn new_spatial(&mut self, left: usize, right: usize) -> usize {
@@ -147,36 +278,70 @@ impl<'a> Tree<'a> {
     fn allocate(&mut self, root: usize, b: usize, is_last: bool) -> bool {
         let bsize = self.problem.buffers[b].size;
         let live = self.live(b);
-        let mut frames = vec![Frame {
+        let mut frames = vec![Frame::Node {
             node: root,
             is_last,
             phase: 0,
             slot: 0,
         }];
         while let Some(f) = frames.last_mut() {
-            let node = f.node;
+            let (node, is_last, phase) = match *f {
+                Frame::Node {
+                    node,
+                    is_last,
+                    phase,
+                    ..
+                } => (node, is_last, phase),
+                Frame::Skip { .. } => {
+                    if let Some(next) = self.next_right(f, live) {
+                        frames.push(next);
+                    } else {
+                        frames.pop();
+                    }
+                    continue;
+                }
+            };
             match &self.nodes[node].kind {
                 Kind::Temporal(t) => {
-                    if f.phase != 0 || (!f.is_last && bsize > self.nodes[node].size) {
+                    if phase != 0 || (!is_last && bsize > self.nodes[node].size) {
                         frames.pop();
                         continue;
                     }
                     match overlapping(&t.ranges, live) {
                         Overlap::None => {
-                            let last = f.is_last;
-                            self.place(node, b, last);
+                            self.place(node, b, is_last);
                             frames.pop();
                             self.propagate(&frames, b);
                             return true;
                         }
                         Overlap::One(k) => {
                             let child = t.children[k];
-                            f.phase = 1;
-                            f.slot = k;
-                            let last = f.is_last;
-                            frames.push(Frame {
-                                node: child,
-                                is_last: last,
+                            let bottom = match self.skip_to(node, bsize, live) {
+                                Some(t) => t,
+                                None => {
+                                    if let Frame::Node { phase, slot, .. } = f {
+                                        *phase = 1;
+                                        *slot = k;
+                                    }
+                                    frames.push(Frame::Node {
+                                        node: child,
+                                        is_last,
+                                        phase: 0,
+                                        slot: 0,
+                                    });
+                                    continue;
+                                }
+                            };
+                            let (r, i) = self.level(bottom);
+                            *f = Frame::Skip {
+                                top: node,
+                                cur: self.runs[r].nodes[i + 1],
+                                is_last,
+                                tried: false,
+                            };
+                            frames.push(Frame::Node {
+                                node: bottom,
+                                is_last: false,
                                 phase: 0,
                                 slot: 0,
                             });
@@ -187,15 +352,17 @@ impl<'a> Tree<'a> {
                     }
                 }
                 Kind::Spatial { left, right } => {
-                    let (left, right, last) = (*left, *right, f.is_last);
-                    let next = match f.phase {
+                    let (left, right) = (*left, *right);
+                    let next = match phase {
                         0 => Some((left, false)),
-                        1 => Some((right, last)),
+                        1 => Some((right, is_last)),
                         _ => None,
                     };
-                    f.phase += 1;
+                    if let Frame::Node { phase, .. } = f {
+                        *phase += 1;
+                    }
                     match next {
-                        Some((n, l)) => frames.push(Frame {
+                        Some((n, l)) => frames.push(Frame::Node {
                             node: n,
                             is_last: l,
                             phase: 0,
@@ -214,8 +381,92 @@ impl<'a> Tree<'a> {
         false
     }
 
+    /// Block `b` overlaps chain level `top` (and fits or may grow it): the
+    /// plain walk would go down the run level by level while each level fits
+    /// `b` and overlaps it. Both tests only get harder going down (a level's
+    /// live ranges and size contain its left side's), so a binary search finds
+    /// where the walk stops: the highest level below `top` that fails a test,
+    /// or the run's bottom. None when `top` is no chain level.
+    fn skip_to(&self, top: usize, bsize: u64, live: &[Interval]) -> Option<usize> {
+        if !self.fast {
+            return None;
+        }
+        let (r, pos) = self.level(top);
+        let run = &self.runs[r];
+        if pos <= run.lo {
+            return None;
+        }
+        let goes_on = |n: usize| match &self.nodes[n].kind {
+            Kind::Temporal(t) => {
+                bsize <= self.nodes[n].size
+                    && !matches!(overlapping(&t.ranges, live), Overlap::None)
+            }
+            _ => false,
+        };
+        // First index in [lo, pos) from which every level up to pos - 1 goes on.
+        let (mut a, mut z) = (run.lo, pos);
+        while a < z {
+            let m = a + (z - a) / 2;
+            if goes_on(run.nodes[m]) {
+                z = m;
+            } else {
+                a = m + 1;
+            }
+        }
+        Some(run.nodes[a.saturating_sub(1).max(run.lo)])
+    }
+
+    /// Backtracking through a skip frame: the next right side, from the
+    /// bottom level up, that the plain walk would enter and that might take
+    /// block `live`; right sides whose first child is an allocation that the
+    /// block overlaps are passed over, as the plain walk would fail there.
+    /// None when all levels are exhausted.
+    fn next_right(&self, f: &mut Frame, live: &[Interval]) -> Option<Frame> {
+        let Frame::Skip {
+            top,
+            cur,
+            is_last,
+            tried,
+        } = f
+        else {
+            return None;
+        };
+        let (r, mut i) = self.level(*cur);
+        let top_i = self.level(*top).1;
+        let run = &self.runs[r];
+        if *tried {
+            i += 1;
+        }
+        while i <= top_i {
+            let (s, e) = run.blocks[i];
+            if !live.iter().any(|iv| iv.start < e && s < iv.end) {
+                break;
+            }
+            i += 1;
+        }
+        if i > top_i {
+            return None;
+        }
+        *cur = run.nodes[i];
+        *tried = true;
+        let right = match &self.nodes[*cur].kind {
+            Kind::Temporal(t) => match self.nodes[t.children[0]].kind {
+                Kind::Spatial { right, .. } => right,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(Frame::Node {
+            node: right,
+            is_last: *is_last && i == top_i,
+            phase: 0,
+            slot: 0,
+        })
+    }
+
     /// Adds block `b` as a new child of temporal node `tn` (no child overlaps it).
     fn place(&mut self, tn: usize, b: usize, is_last: bool) {
+        self.cut(tn);
         let slot_size = self.nodes[tn].size;
         let bsize = self.problem.buffers[b].size;
         let live = self.live(b);
@@ -268,25 +519,64 @@ impl<'a> Tree<'a> {
             size,
             align,
         };
+        let owner = self.owner[tn];
+        if owner != NONE {
+            let block = self.block_of(tn);
+            let (r, i) = self.level(owner as usize);
+            self.runs[r].blocks[i] = block;
+        }
     }
 
-    /// After a placement: the nodes on the search path learn the new block.
+    /// After a placement: the nodes on the search path learn the new block,
+    /// innermost first. Stops at the first temporal node that already covers
+    /// the block's live ranges and keeps its size: its ancestors' ranges
+    /// contain its own and their sizes derive from it, so nothing above changes
+    /// (the plain walk, `fast == false`, updates every node).
     fn propagate(&mut self, frames: &[Frame], b: usize) {
-        let live = self.live(b);
         for f in frames.iter().rev() {
-            let n = f.node;
-            if let Kind::Temporal(t) = &mut self.nodes[n].kind {
-                for iv in live {
-                    insert_range(&mut t.ranges, iv.start, iv.end, f.slot);
+            match *f {
+                Frame::Node { node, slot, .. } => {
+                    if !self.learn(node, slot, b) {
+                        return;
+                    }
                 }
-                let child = t.children[f.slot];
-                let (cs, ca) = (self.nodes[child].size, self.nodes[child].align);
-                let node = &mut self.nodes[n];
-                node.size = node.size.max(cs);
-                node.align = node.align.max(ca);
-            } else {
-                self.refresh_spatial(n);
+                Frame::Skip { top, cur, .. } => {
+                    let (r, i) = self.level(cur);
+                    let top_i = self.level(top).1;
+                    for j in i..=top_i {
+                        let n = self.runs[r].nodes[j];
+                        if let Kind::Temporal(t) = &self.nodes[n].kind {
+                            let sp = t.children[0];
+                            self.refresh_spatial(sp);
+                        }
+                        if !self.learn(n, 0, b) {
+                            return;
+                        }
+                    }
+                }
             }
+        }
+    }
+
+    /// One node of the placement path learns block `b` (through child
+    /// `slot` if temporal); false when nothing about it changed.
+    fn learn(&mut self, n: usize, slot: usize, b: usize) -> bool {
+        let live = self.live(b);
+        let before = (self.nodes[n].size, self.nodes[n].align);
+        if let Kind::Temporal(t) = &mut self.nodes[n].kind {
+            let mut changed = false;
+            for iv in live {
+                changed |= insert_range(&mut t.ranges, iv.start, iv.end, slot);
+            }
+            let child = t.children[slot];
+            let (cs, ca) = (self.nodes[child].size, self.nodes[child].align);
+            let node = &mut self.nodes[n];
+            node.size = node.size.max(cs);
+            node.align = node.align.max(ca);
+            changed || !self.fast || before != (node.size, node.align)
+        } else {
+            self.refresh_spatial(n);
+            true
         }
     }
 
@@ -348,11 +638,12 @@ fn overlapping(ranges: &BTreeMap<u64, (u64, usize)>, live: &[Interval]) -> Overl
 
 /// Adds `[s, e)` to the ranges of child `slot`, merging with that child's
 /// overlapping or touching ranges (as Inductor's `LiveRanges` joins them).
-fn insert_range(ranges: &mut BTreeMap<u64, (u64, usize)>, s: u64, e: u64, slot: usize) {
+/// False when they already covered it.
+fn insert_range(ranges: &mut BTreeMap<u64, (u64, usize)>, s: u64, e: u64, slot: usize) -> bool {
     // Fast path: the child's ranges already cover [s, e) (typical high in the tree).
     if let Some((_, &(end, k))) = ranges.range(..=s).next_back() {
         if k == slot && end >= e {
-            return;
+            return false;
         }
     }
     let (mut lo, mut hi) = (s, e);
@@ -371,10 +662,16 @@ fn insert_range(ranges: &mut BTreeMap<u64, (u64, usize)>, s: u64, e: u64, slot: 
         ranges.remove(&key);
     }
     ranges.insert(lo, (hi, slot));
+    true
 }
 
 /// Plans the space with Inductor's AllocationTree.
 pub fn plan(problem: &Problem) -> Vec<u64> {
+    plan_with(problem, true)
+}
+
+/// [`plan`] with the chain skips on (`fast`) or off (the plain walk).
+fn plan_with(problem: &Problem, fast: bool) -> Vec<u64> {
     let bufs = &problem.buffers;
     let mut order: Vec<usize> = (0..bufs.len())
         .filter(|&i| bufs[i].fixed_offset.is_none())
@@ -393,6 +690,10 @@ pub fn plan(problem: &Problem) -> Vec<u64> {
         let mut tree = Tree {
             problem,
             nodes: Vec::new(),
+            fast,
+            place_in_run: Vec::new(),
+            owner: Vec::new(),
+            runs: Vec::new(),
         };
         let a = tree.new_alloc(first);
         let ivs: Vec<(u64, u64)> = bufs[first].live.iter().map(|i| (i.start, i.end)).collect();
