@@ -44,7 +44,7 @@
 //! benchmark traces (18k-62k buffers, 1.9k-5k growths) that is seconds to tens
 //! of seconds in release.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use super::place::honour_fixed;
 use crate::problem::{Interval, Problem};
@@ -87,30 +87,69 @@ enum Frame {
         /// Temporal: the child slot descended into.
         slot: usize,
     },
-    /// Consecutive chain levels of one run, from `cur` up to `top` (both
-    /// temporal nodes of the run), crossed in one binary search. The path goes
-    /// through every level in between and, below `cur`, into `cur`'s left side
-    /// (`tried == false`) or its right side (`tried == true`).
+    /// Chain levels `bottom + 1 ..= top` of one run (level indices), crossed
+    /// in one binary search. The path goes through levels `cur ..= top`, then
+    /// into a side of `cur` (`stage` Pre or Post) or down to `bottom`.
     Skip {
+        /// The top level's node (it finds the run, even after a cut).
         top: usize,
-        cur: usize,
         is_last: bool,
-        tried: bool,
+        bottom: i64,
+        cur: i64,
+        /// The next level whose side to look at.
+        next: i64,
+        stage: Stage,
     },
+}
+
+/// Where a skip frame stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Trying the side of right-continued levels, top down, before the bottom.
+    Pre,
+    /// The bottom level is being tried.
+    Bottom,
+    /// Trying the side of left-continued levels, bottom up, after the bottom.
+    Post,
 }
 
 /// No run / no owner.
 const NONE: u32 = u32::MAX;
 
-/// A run of chain levels: `nodes[i]` (for `lo < i`) is a temporal node whose
-/// only child is a spatial node with left side `nodes[i - 1]`. `nodes[lo]` is
-/// any temporal node (the bottom). `blocks[i]` is one live interval of an
-/// allocation child of level `i`'s right side, or empty.
+/// Level index given to a run's first level (runs also grow downwards).
+const ORIGIN: i64 = 1 << 40;
+
+/// One chain level: a temporal node whose only child is a spatial node, with
+/// the level below as that node's left (`left_cont`) or right side. The other
+/// side is the level's *side*; `block` is one live interval of an allocation
+/// child of the side (or empty): a buffer overlapping it cannot go there.
+/// `lc` counts left-continued levels from an arbitrary origin.
+#[derive(Debug, Clone, Copy)]
+struct Level {
+    node: usize,
+    block: (u64, u64),
+    left_cont: bool,
+    lc: i64,
+}
+
+/// A run of chain levels, bottom first; level `first + k` is `levels[k]`.
+/// The bottom may be any temporal node (its other fields are unused).
 #[derive(Debug, Default)]
 struct Run {
-    nodes: Vec<usize>,
-    blocks: Vec<(u64, u64)>,
-    lo: usize,
+    levels: VecDeque<Level>,
+    first: i64,
+}
+
+impl Run {
+    fn at(&self, v: i64) -> &Level {
+        &self.levels[(v - self.first) as usize]
+    }
+    fn at_mut(&mut self, v: i64) -> &mut Level {
+        &mut self.levels[(v - self.first) as usize]
+    }
+    fn last(&self) -> i64 {
+        self.first + self.levels.len() as i64 - 1
+    }
 }
 
 struct Tree<'a> {
@@ -118,9 +157,9 @@ struct Tree<'a> {
     nodes: Vec<Node>,
     /// Use the chain skips (false: the plain walk, kept as a test reference).
     fast: bool,
-    /// Per node: (run, index in run) for temporal nodes, else `NONE`.
-    place_in_run: Vec<(u32, u32)>,
-    /// Per node: the chain level whose right side it is, else `NONE`.
+    /// Per node: (run, level index) for temporal nodes, else `NONE`.
+    place_in_run: Vec<(u32, i64)>,
+    /// Per node: the chain level whose side it is, else `NONE`.
     owner: Vec<u32>,
     runs: Vec<Run>,
 }
@@ -132,7 +171,7 @@ impl<'a> Tree<'a> {
 
     fn push(&mut self, kind: Kind, size: u64, align: u64) -> usize {
         self.nodes.push(Node { kind, size, align });
-        self.place_in_run.push((NONE, NONE));
+        self.place_in_run.push((NONE, 0));
         self.owner.push(NONE);
         self.nodes.len() - 1
     }
@@ -152,82 +191,146 @@ impl<'a> Tree<'a> {
         (0, 0)
     }
 
+    /// A fresh run holding temporal node `n` alone.
+    fn solo(&mut self, n: usize) {
+        self.place_in_run[n] = (self.runs.len() as u32, ORIGIN);
+        let mut levels = VecDeque::new();
+        levels.push_back(Level {
+            node: n,
+            block: (0, 0),
+            left_cont: false,
+            lc: 0,
+        });
+        self.runs.push(Run {
+            levels,
+            first: ORIGIN,
+        });
+    }
+
     /// Files the new temporal node `n` into a run: on top of its left side's
-    /// run when `n` is a chain level, else in a run of its own.
+    /// run when `n` is a chain level over it, else in a run of its own.
     fn register(&mut self, n: usize) {
-        let mut down = None;
+        let mut over = None;
         if let Kind::Temporal(t) = &self.nodes[n].kind {
             if let [c] = t.children[..] {
                 if let Kind::Spatial { left, right } = self.nodes[c].kind {
-                    let (r, i) = self.place_in_run[left];
-                    if r != NONE && self.runs[r as usize].nodes.len() == i as usize + 1 {
-                        down = Some((r as usize, right));
+                    let (r, v) = self.place_in_run[left];
+                    if r != NONE && self.runs[r as usize].last() == v {
+                        over = Some((r as usize, right));
                     }
                 }
             }
         }
-        match down {
-            Some((r, right)) if self.fast => {
-                let block = self.block_of(right);
+        match over {
+            Some((r, side)) if self.fast => {
+                let block = self.block_of(side);
                 let run = &mut self.runs[r];
-                self.place_in_run[n] = (r as u32, run.nodes.len() as u32);
-                run.nodes.push(n);
-                run.blocks.push(block);
-                self.owner[right] = n as u32;
-            }
-            _ => {
-                self.place_in_run[n] = (self.runs.len() as u32, 0);
-                self.runs.push(Run {
-                    nodes: vec![n],
-                    blocks: vec![(0, 0)],
-                    lo: 0,
+                let lc = run.at(run.last()).lc + 1;
+                run.levels.push_back(Level {
+                    node: n,
+                    block,
+                    left_cont: true,
+                    lc,
                 });
+                self.place_in_run[n] = (r as u32, run.last());
+                self.owner[side] = n as u32;
             }
+            _ => self.solo(n),
         }
+    }
+
+    /// Temporal `tn`, the bottom of its run, has just become a chain level
+    /// over a fresh right side (an Empty slot filled with `Spatial(b,
+    /// Empty)`): that side joins the run below it.
+    fn extend_down(&mut self, tn: usize) {
+        let (r, v) = self.place_in_run[tn];
+        let Kind::Temporal(t) = &self.nodes[tn].kind else {
+            return;
+        };
+        let [c] = t.children[..] else {
+            return;
+        };
+        let Kind::Spatial { left, right } = self.nodes[c].kind else {
+            return;
+        };
+        let (rr, rv) = self.place_in_run[right];
+        if !self.fast
+            || r == NONE
+            || rr == NONE
+            || rr == r
+            || self.runs[r as usize].first != v
+            || self.runs[rr as usize].levels.len() != 1
+            || !matches!(self.nodes[left].kind, Kind::Temporal(_))
+        {
+            return;
+        }
+        let _ = rv;
+        let block = self.block_of(left);
+        let r = r as usize;
+        self.runs[rr as usize].levels.clear();
+        let run = &mut self.runs[r];
+        let lc = run.at(v).lc;
+        *run.at_mut(v) = Level {
+            node: tn,
+            block,
+            left_cont: false,
+            lc,
+        };
+        run.levels.push_front(Level {
+            node: right,
+            block: (0, 0),
+            left_cont: false,
+            lc,
+        });
+        run.first -= 1;
+        self.place_in_run[right] = (r as u32, v - 1);
+        self.owner[left] = tn as u32;
     }
 
     /// Makes temporal `n` the bottom of its run (it is about to change and
     /// may stop being a chain level). Moves the smaller part to a new run.
     fn cut(&mut self, n: usize) {
-        let (r, j) = self.place_in_run[n];
+        let (r, v) = self.place_in_run[n];
         if r == NONE {
             return;
         }
-        let (r, j) = (r as usize, j as usize);
         let new = self.runs.len() as u32;
-        let run = &mut self.runs[r];
-        if j == run.lo {
+        let run = &mut self.runs[r as usize];
+        if v == run.first {
             return;
         }
-        let moved = if run.nodes.len() - j <= j - run.lo {
-            let nodes = run.nodes.split_off(j);
-            let mut blocks = run.blocks.split_off(j);
-            blocks[0] = (0, 0);
-            Run {
-                nodes,
-                blocks,
-                lo: 0,
-            }
+        let k = (v - run.first) as usize;
+        let moved = if run.levels.len() - k <= k {
+            let levels = run.levels.split_off(k);
+            Run { levels, first: v }
         } else {
-            let lo = run.lo;
-            run.lo = j;
-            run.blocks[j] = (0, 0);
-            Run {
-                nodes: run.nodes[lo..j].to_vec(),
-                blocks: run.blocks[lo..j].to_vec(),
-                lo: 0,
-            }
+            let levels: VecDeque<Level> = run.levels.drain(..k).collect();
+            let first = run.first;
+            run.first = v;
+            Run { levels, first }
         };
-        for (i, &m) in moved.nodes.iter().enumerate() {
-            self.place_in_run[m] = (new, i as u32);
+        for l in &moved.levels {
+            self.place_in_run[l.node].0 = new;
         }
         self.runs.push(moved);
     }
 
-    /// The run and index of chain level `n`.
-    fn level(&self, n: usize) -> (usize, usize) {
-        let (r, i) = self.place_in_run[n];
-        (r as usize, i as usize)
+    /// The run of temporal node `n` and its level index there.
+    fn level(&self, n: usize) -> (usize, i64) {
+        let (r, v) = self.place_in_run[n];
+        (r as usize, v)
+    }
+
+    /// The spatial child of chain level `n`: (left, right).
+    fn sides(&self, n: usize) -> (usize, usize) {
+        if let Kind::Temporal(t) = &self.nodes[n].kind {
+            if let Some(&c) = t.children.first() {
+                if let Kind::Spatial { left, right } = self.nodes[c].kind {
+                    return (left, right);
+                }
+            }
+        }
+        (n, n)
     }
 
     fn new_alloc(&mut self, b: usize) -> usize {
@@ -293,7 +396,7 @@ impl<'a> Tree<'a> {
                     ..
                 } => (node, is_last, phase),
                 Frame::Skip { .. } => {
-                    if let Some(next) = self.next_right(f, live) {
+                    if let Some(next) = self.step(f, live) {
                         frames.push(next);
                     } else {
                         frames.pop();
@@ -315,33 +418,25 @@ impl<'a> Tree<'a> {
                             return true;
                         }
                         Overlap::One(k) => {
+                            if let Some(bottom) = self.skip_to(node, is_last, bsize, live) {
+                                *f = Frame::Skip {
+                                    top: node,
+                                    is_last,
+                                    bottom,
+                                    cur: self.level(node).1,
+                                    next: self.level(node).1,
+                                    stage: Stage::Pre,
+                                };
+                                continue;
+                            }
                             let child = t.children[k];
-                            let bottom = match self.skip_to(node, bsize, live) {
-                                Some(t) => t,
-                                None => {
-                                    if let Frame::Node { phase, slot, .. } = f {
-                                        *phase = 1;
-                                        *slot = k;
-                                    }
-                                    frames.push(Frame::Node {
-                                        node: child,
-                                        is_last,
-                                        phase: 0,
-                                        slot: 0,
-                                    });
-                                    continue;
-                                }
-                            };
-                            let (r, i) = self.level(bottom);
-                            *f = Frame::Skip {
-                                top: node,
-                                cur: self.runs[r].nodes[i + 1],
-                                is_last,
-                                tried: false,
-                            };
+                            if let Frame::Node { phase, slot, .. } = f {
+                                *phase = 1;
+                                *slot = k;
+                            }
                             frames.push(Frame::Node {
-                                node: bottom,
-                                is_last: false,
+                                node: child,
+                                is_last,
                                 phase: 0,
                                 slot: 0,
                             });
@@ -384,84 +479,105 @@ impl<'a> Tree<'a> {
     /// Block `b` overlaps chain level `top` (and fits or may grow it): the
     /// plain walk would go down the run level by level while each level fits
     /// `b` and overlaps it. Both tests only get harder going down (a level's
-    /// live ranges and size contain its left side's), so a binary search finds
-    /// where the walk stops: the highest level below `top` that fails a test,
-    /// or the run's bottom. None when `top` is no chain level.
-    fn skip_to(&self, top: usize, bsize: u64, live: &[Interval]) -> Option<usize> {
+    /// live ranges and size contain the next level's, and once a level is
+    /// entered through a left side it may no longer grow), so a binary search
+    /// finds where the walk stops: the highest level below `top` that fails a
+    /// test, or the run's bottom. None when `top` is no chain level.
+    fn skip_to(&self, top: usize, is_last: bool, bsize: u64, live: &[Interval]) -> Option<i64> {
         if !self.fast {
             return None;
         }
         let (r, pos) = self.level(top);
         let run = &self.runs[r];
-        if pos <= run.lo {
+        if pos <= run.first {
             return None;
         }
-        let goes_on = |n: usize| match &self.nodes[n].kind {
-            Kind::Temporal(t) => {
-                bsize <= self.nodes[n].size
-                    && !matches!(overlapping(&t.ranges, live), Overlap::None)
+        let top_lc = run.at(pos).lc;
+        let goes_on = |v: i64| {
+            let l = run.at(v);
+            let grows = is_last && l.lc == top_lc;
+            match &self.nodes[l.node].kind {
+                Kind::Temporal(t) => {
+                    (grows || bsize <= self.nodes[l.node].size)
+                        && !matches!(overlapping(&t.ranges, live), Overlap::None)
+                }
+                _ => false,
             }
-            _ => false,
         };
-        // First index in [lo, pos) from which every level up to pos - 1 goes on.
-        let (mut a, mut z) = (run.lo, pos);
+        // The lowest level in [first, pos) from which every level up to pos - 1 goes on.
+        let (mut a, mut z) = (run.first, pos);
         while a < z {
             let m = a + (z - a) / 2;
-            if goes_on(run.nodes[m]) {
+            if goes_on(m) {
                 z = m;
             } else {
                 a = m + 1;
             }
         }
-        Some(run.nodes[a.saturating_sub(1).max(run.lo)])
+        Some((a - 1).max(run.first))
     }
 
-    /// Backtracking through a skip frame: the next right side, from the
-    /// bottom level up, that the plain walk would enter and that might take
-    /// block `live`; right sides whose first child is an allocation that the
-    /// block overlaps are passed over, as the plain walk would fail there.
-    /// None when all levels are exhausted.
-    fn next_right(&self, f: &mut Frame, live: &[Interval]) -> Option<Frame> {
+    /// Moves a skip frame on: the next side (or the bottom level) the plain
+    /// walk would enter, passing over sides whose first child is an
+    /// allocation that the block overlaps (the plain walk fails there). Sides
+    /// of right-continued levels come top down before the bottom, those of
+    /// left-continued levels bottom up after it. None when all is tried.
+    fn step(&self, f: &mut Frame, live: &[Interval]) -> Option<Frame> {
         let Frame::Skip {
             top,
-            cur,
             is_last,
-            tried,
+            bottom,
+            cur,
+            next,
+            stage,
         } = f
         else {
             return None;
         };
-        let (r, mut i) = self.level(*cur);
-        let top_i = self.level(*top).1;
+        let (r, top_v) = self.level(*top);
         let run = &self.runs[r];
-        if *tried {
-            i += 1;
-        }
-        while i <= top_i {
-            let (s, e) = run.blocks[i];
-            if !live.iter().any(|iv| iv.start < e && s < iv.end) {
-                break;
-            }
-            i += 1;
-        }
-        if i > top_i {
-            return None;
-        }
-        *cur = run.nodes[i];
-        *tried = true;
-        let right = match &self.nodes[*cur].kind {
-            Kind::Temporal(t) => match self.nodes[t.children[0]].kind {
-                Kind::Spatial { right, .. } => right,
-                _ => return None,
-            },
-            _ => return None,
+        let top_lc = run.at(top_v).lc;
+        let blocked = |l: &Level| {
+            let (s, e) = l.block;
+            live.iter().any(|iv| iv.start < e && s < iv.end)
         };
-        Some(Frame::Node {
-            node: right,
-            is_last: *is_last && i == top_i,
-            phase: 0,
-            slot: 0,
-        })
+        let frame = |node: usize, is_last: bool| {
+            Some(Frame::Node {
+                node,
+                is_last,
+                phase: 0,
+                slot: 0,
+            })
+        };
+        if *stage == Stage::Pre {
+            while *next > *bottom {
+                let v = *next;
+                *next -= 1;
+                let l = run.at(v);
+                if !l.left_cont && !blocked(l) {
+                    *cur = v;
+                    return frame(self.sides(l.node).0, false);
+                }
+            }
+            *stage = Stage::Bottom;
+            *cur = *bottom + 1;
+            let l = run.at(*bottom);
+            return frame(l.node, *is_last && l.lc == top_lc);
+        }
+        if *stage == Stage::Bottom {
+            *stage = Stage::Post;
+            *next = *bottom + 1;
+        }
+        while *next <= top_v {
+            let v = *next;
+            *next += 1;
+            let l = run.at(v);
+            if l.left_cont && !blocked(l) {
+                *cur = v;
+                return frame(self.sides(l.node).1, *is_last && l.lc == top_lc);
+            }
+        }
+        None
     }
 
     /// Adds block `b` as a new child of temporal node `tn` (no child overlaps it).
@@ -522,9 +638,10 @@ impl<'a> Tree<'a> {
         let owner = self.owner[tn];
         if owner != NONE {
             let block = self.block_of(tn);
-            let (r, i) = self.level(owner as usize);
-            self.runs[r].blocks[i] = block;
+            let (r, v) = self.level(owner as usize);
+            self.runs[r].at_mut(v).block = block;
         }
+        self.extend_down(tn);
     }
 
     /// After a placement: the nodes on the search path learn the new block,
@@ -541,10 +658,9 @@ impl<'a> Tree<'a> {
                     }
                 }
                 Frame::Skip { top, cur, .. } => {
-                    let (r, i) = self.level(cur);
-                    let top_i = self.level(top).1;
-                    for j in i..=top_i {
-                        let n = self.runs[r].nodes[j];
+                    let (r, top_v) = self.level(top);
+                    for v in cur..=top_v {
+                        let n = self.runs[r].at(v).node;
                         if let Kind::Temporal(t) = &self.nodes[n].kind {
                             let sp = t.children[0];
                             self.refresh_spatial(sp);
