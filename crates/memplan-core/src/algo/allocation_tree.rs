@@ -132,15 +132,63 @@ struct Level {
     lc: i64,
 }
 
+/// Levels per chunk of a run, as a shift.
+const CHUNK: u32 = 6;
+
+/// What a chunk of levels may offer, per continuation side (0 = right,
+/// 1 = left): the least block end and the greatest block start among its
+/// levels of that kind. A query interval `[s, e)` can only be free of a
+/// level's block if `min_end <= s` or `max_start >= e`. Kept as a superset:
+/// a level that leaves the run or changes its block keeps its old share.
+#[derive(Debug, Clone, Copy)]
+struct Chunk {
+    min_end: [u64; 2],
+    max_start: [u64; 2],
+}
+
+impl Chunk {
+    const NONE: Chunk = Chunk {
+        min_end: [u64::MAX; 2],
+        max_start: [0; 2],
+    };
+
+    fn add(&mut self, l: &Level) {
+        let k = l.left_cont as usize;
+        self.min_end[k] = self.min_end[k].min(l.block.1);
+        self.max_start[k] = self.max_start[k].max(l.block.0);
+    }
+
+    /// Whether some level of kind `left_cont` here might not overlap `[s, e)`.
+    fn may_be_free(&self, left_cont: bool, s: u64, e: u64) -> bool {
+        let k = left_cont as usize;
+        self.min_end[k] <= s || self.max_start[k] >= e
+    }
+}
+
 /// A run of chain levels, bottom first; level `first + k` is `levels[k]`.
 /// The bottom may be any temporal node (its other fields are unused).
+/// `chunks[c - chunk_first]` summarises levels `c << CHUNK ..`.
 #[derive(Debug, Default)]
 struct Run {
     levels: VecDeque<Level>,
     first: i64,
+    chunks: VecDeque<Chunk>,
+    chunk_first: i64,
 }
 
 impl Run {
+    fn new(levels: VecDeque<Level>, first: i64) -> Run {
+        let mut run = Run {
+            levels,
+            first,
+            chunks: VecDeque::new(),
+            chunk_first: first >> CHUNK,
+        };
+        for v in first..=run.last() {
+            run.note(v);
+        }
+        run
+    }
     fn at(&self, v: i64) -> &Level {
         &self.levels[(v - self.first) as usize]
     }
@@ -149,6 +197,31 @@ impl Run {
     }
     fn last(&self) -> i64 {
         self.first + self.levels.len() as i64 - 1
+    }
+    fn chunk(&self, v: i64) -> &Chunk {
+        &self.chunks[((v >> CHUNK) - self.chunk_first) as usize]
+    }
+    /// Adds level `v`'s current block to its chunk's summary.
+    fn note(&mut self, v: i64) {
+        let c = v >> CHUNK;
+        while c < self.chunk_first {
+            self.chunks.push_front(Chunk::NONE);
+            self.chunk_first -= 1;
+        }
+        while c >= self.chunk_first + self.chunks.len() as i64 {
+            self.chunks.push_back(Chunk::NONE);
+        }
+        let l = *self.at(v);
+        self.chunks[(c - self.chunk_first) as usize].add(&l);
+    }
+    fn push_back(&mut self, l: Level) {
+        self.levels.push_back(l);
+        self.note(self.last());
+    }
+    fn push_front(&mut self, l: Level) {
+        self.levels.push_front(l);
+        self.first -= 1;
+        self.note(self.first);
     }
 }
 
@@ -194,17 +267,13 @@ impl<'a> Tree<'a> {
     /// A fresh run holding temporal node `n` alone.
     fn solo(&mut self, n: usize) {
         self.place_in_run[n] = (self.runs.len() as u32, ORIGIN);
-        let mut levels = VecDeque::new();
-        levels.push_back(Level {
+        let levels = VecDeque::from([Level {
             node: n,
             block: (0, 0),
             left_cont: false,
             lc: 0,
-        });
-        self.runs.push(Run {
-            levels,
-            first: ORIGIN,
-        });
+        }]);
+        self.runs.push(Run::new(levels, ORIGIN));
     }
 
     /// Files the new temporal node `n` into a run: on top of its left side's
@@ -226,7 +295,7 @@ impl<'a> Tree<'a> {
                 let block = self.block_of(side);
                 let run = &mut self.runs[r];
                 let lc = run.at(run.last()).lc + 1;
-                run.levels.push_back(Level {
+                run.push_back(Level {
                     node: n,
                     block,
                     left_cont: true,
@@ -276,13 +345,13 @@ impl<'a> Tree<'a> {
             left_cont: false,
             lc,
         };
-        run.levels.push_front(Level {
+        run.note(v);
+        run.push_front(Level {
             node: right,
             block: (0, 0),
             left_cont: false,
             lc,
         });
-        run.first -= 1;
         self.place_in_run[right] = (r as u32, v - 1);
         self.owner[left] = tn as u32;
     }
@@ -302,12 +371,12 @@ impl<'a> Tree<'a> {
         let k = (v - run.first) as usize;
         let moved = if run.levels.len() - k <= k {
             let levels = run.levels.split_off(k);
-            Run { levels, first: v }
+            Run::new(levels, v)
         } else {
             let levels: VecDeque<Level> = run.levels.drain(..k).collect();
             let first = run.first;
             run.first = v;
-            Run { levels, first }
+            Run::new(levels, first)
         };
         for l in &moved.levels {
             self.place_in_run[l.node].0 = new;
@@ -549,9 +618,19 @@ impl<'a> Tree<'a> {
                 slot: 0,
             })
         };
+        // Chunks whose levels all overlap the block's first interval are skipped.
+        let q = live.first().map(|iv| (iv.start, iv.end));
+        let skips = |v: i64, left_cont: bool| match q {
+            Some((s, e)) => !run.chunk(v).may_be_free(left_cont, s, e),
+            None => false,
+        };
         if *stage == Stage::Pre {
             while *next > *bottom {
                 let v = *next;
+                if skips(v, false) {
+                    *next = ((v >> CHUNK) << CHUNK) - 1;
+                    continue;
+                }
                 *next -= 1;
                 let l = run.at(v);
                 if !l.left_cont && !blocked(l) {
@@ -570,6 +649,10 @@ impl<'a> Tree<'a> {
         }
         while *next <= top_v {
             let v = *next;
+            if skips(v, true) {
+                *next = ((v >> CHUNK) + 1) << CHUNK;
+                continue;
+            }
             *next += 1;
             let l = run.at(v);
             if l.left_cont && !blocked(l) {
@@ -640,6 +723,7 @@ impl<'a> Tree<'a> {
             let block = self.block_of(tn);
             let (r, v) = self.level(owner as usize);
             self.runs[r].at_mut(v).block = block;
+            self.runs[r].note(v);
         }
         self.extend_down(tn);
     }
