@@ -132,8 +132,8 @@ struct Level {
     lc: i64,
 }
 
-/// Levels per chunk of a run, as a shift.
-const CHUNK: u32 = 6;
+/// Levels per chunk of a run, as shifts: small chunks and large ones.
+const TIERS: [u32; 2] = [4, 9];
 
 /// What a chunk of levels may offer, per continuation side (0 = right,
 /// 1 = left): the least block end and the greatest block start among its
@@ -167,13 +167,13 @@ impl Chunk {
 
 /// A run of chain levels, bottom first; level `first + k` is `levels[k]`.
 /// The bottom may be any temporal node (its other fields are unused).
-/// `chunks[c - chunk_first]` summarises levels `c << CHUNK ..`.
+/// `chunks[k][c - chunk_first[k]]` summarises levels `c << TIERS[k] ..`.
 #[derive(Debug, Default)]
 struct Run {
     levels: VecDeque<Level>,
     first: i64,
-    chunks: VecDeque<Chunk>,
-    chunk_first: i64,
+    chunks: [VecDeque<Chunk>; 2],
+    chunk_first: [i64; 2],
 }
 
 impl Run {
@@ -181,8 +181,8 @@ impl Run {
         let mut run = Run {
             levels,
             first,
-            chunks: VecDeque::new(),
-            chunk_first: first >> CHUNK,
+            chunks: [VecDeque::new(), VecDeque::new()],
+            chunk_first: TIERS.map(|t| first >> t),
         };
         for v in first..=run.last() {
             run.note(v);
@@ -198,21 +198,25 @@ impl Run {
     fn last(&self) -> i64 {
         self.first + self.levels.len() as i64 - 1
     }
-    fn chunk(&self, v: i64) -> &Chunk {
-        &self.chunks[((v >> CHUNK) - self.chunk_first) as usize]
+    /// The tier-`k` chunk holding level `v`.
+    fn chunk(&self, k: usize, v: i64) -> &Chunk {
+        &self.chunks[k][((v >> TIERS[k]) - self.chunk_first[k]) as usize]
     }
-    /// Adds level `v`'s current block to its chunk's summary.
+    /// Adds level `v`'s current block to its chunks' summaries.
     fn note(&mut self, v: i64) {
-        let c = v >> CHUNK;
-        while c < self.chunk_first {
-            self.chunks.push_front(Chunk::NONE);
-            self.chunk_first -= 1;
-        }
-        while c >= self.chunk_first + self.chunks.len() as i64 {
-            self.chunks.push_back(Chunk::NONE);
-        }
         let l = *self.at(v);
-        self.chunks[(c - self.chunk_first) as usize].add(&l);
+        for (k, &shift) in TIERS.iter().enumerate() {
+            let c = v >> shift;
+            let chunks = &mut self.chunks[k];
+            while c < self.chunk_first[k] {
+                chunks.push_front(Chunk::NONE);
+                self.chunk_first[k] -= 1;
+            }
+            while c >= self.chunk_first[k] + chunks.len() as i64 {
+                chunks.push_back(Chunk::NONE);
+            }
+            chunks[(c - self.chunk_first[k]) as usize].add(&l);
+        }
     }
     fn push_back(&mut self, l: Level) {
         self.levels.push_back(l);
@@ -620,15 +624,19 @@ impl<'a> Tree<'a> {
         };
         // Chunks whose levels all overlap the block's first interval are skipped.
         let q = live.first().map(|iv| (iv.start, iv.end));
-        let skips = |v: i64, left_cont: bool| match q {
-            Some((s, e)) => !run.chunk(v).may_be_free(left_cont, s, e),
-            None => false,
+        // The shift of the largest chunk holding `v` that can be passed over.
+        let skips = |v: i64, left_cont: bool| {
+            let (s, e) = q?;
+            (0..TIERS.len())
+                .rev()
+                .find(|&k| !run.chunk(k, v).may_be_free(left_cont, s, e))
+                .map(|k| TIERS[k])
         };
         if *stage == Stage::Pre {
             while *next > *bottom {
                 let v = *next;
-                if skips(v, false) {
-                    *next = ((v >> CHUNK) << CHUNK) - 1;
+                if let Some(shift) = skips(v, false) {
+                    *next = ((v >> shift) << shift) - 1;
                     continue;
                 }
                 *next -= 1;
@@ -649,8 +657,8 @@ impl<'a> Tree<'a> {
         }
         while *next <= top_v {
             let v = *next;
-            if skips(v, true) {
-                *next = ((v >> CHUNK) + 1) << CHUNK;
+            if let Some(shift) = skips(v, true) {
+                *next = ((v >> shift) + 1) << shift;
                 continue;
             }
             *next += 1;
