@@ -9,17 +9,108 @@
 //! `GlobalDecreasingSizeBestFitHeap`. Fixed buffers are placed first, at their
 //! offsets, so the others flow around them.
 //!
-//! The placed buffers live in an [`IntervalIndex`], so finding the `k` placed
-//! buffers that conflict with the next one costs `O((k + 1) log n)` and the
-//! whole plan `O(n log n + sum k log k)`, not `O(n^2)`.
+//! The memory taken by the placed buffers is kept in an [`OccupancyTree`], a
+//! segment tree over time holding merged byte runs, so finding the free gaps
+//! for the next buffer reads `O(log n)` run sets instead of listing every
+//! co-live buffer: the whole plan costs about `O(n log n)` times the number of
+//! runs per set (small in practice), never `O(n^2)`.
 
-use super::interval_index::IntervalIndex;
+use super::class_index::ClassIndex;
+use super::occupancy::OccupancyTree;
 use crate::problem::Problem;
+
+/// Average number of conflicts per interval above which the occupancy tree
+/// replaces the length-class scan (both give the same offsets).
+const DENSE_CONFLICTS: u64 = 96;
+
+/// Where the placed buffers' bytes are looked up.
+enum Backend {
+    /// Few co-live buffers: scan them (see [`ClassIndex`]).
+    Sparse(ClassIndex),
+    /// Many co-live buffers: read merged runs (see [`OccupancyTree`]).
+    Dense(OccupancyTree),
+}
+
+/// Every interval of a problem in rank space: ticks replaced by their position
+/// among the distinct interval ends (segment `r` is `[ticks[r], ticks[r + 1])`).
+pub(crate) struct Ranked {
+    /// Number of distinct ticks.
+    pub(crate) n_ticks: usize,
+    /// `ranks[begin[b]..begin[b + 1]]`: the intervals of buffer `b`, as ranks.
+    pub(crate) begin: Vec<u32>,
+    /// `(start, end)` rank of every interval slot.
+    pub(crate) ranks: Vec<(u32, u32)>,
+}
+
+impl Ranked {
+    /// Ranks every interval by one sort of all interval ends.
+    pub(crate) fn new(problem: &Problem) -> Self {
+        let mut begin = Vec::with_capacity(problem.buffers.len() + 1);
+        begin.push(0u32);
+        let mut ends: Vec<(u64, u32)> = Vec::new();
+        for buf in &problem.buffers {
+            for iv in &buf.live {
+                let slot = (ends.len() / 2) as u32;
+                ends.push((iv.start, 2 * slot));
+                ends.push((iv.end, 2 * slot + 1));
+            }
+            begin.push((ends.len() / 2) as u32);
+        }
+        ends.sort_unstable();
+        let mut ranks = vec![(0u32, 0u32); ends.len() / 2];
+        let mut rank = 0u32;
+        for (i, &(t, code)) in ends.iter().enumerate() {
+            if i > 0 && t != ends[i - 1].0 {
+                rank += 1;
+            }
+            let r = &mut ranks[(code / 2) as usize];
+            if code % 2 == 0 {
+                r.0 = rank;
+            } else {
+                r.1 = rank;
+            }
+        }
+        let n_ticks = if ends.is_empty() {
+            0
+        } else {
+            rank as usize + 1
+        };
+        Ranked {
+            n_ticks,
+            begin,
+            ranks,
+        }
+    }
+
+    /// The average number of intervals each interval meets when they arrive in
+    /// start order (overlapping pairs over the interval count).
+    fn conflicts_per_interval(&self) -> u64 {
+        let mut starts = vec![0u64; self.n_ticks + 1];
+        let mut ends = vec![0u64; self.n_ticks + 1];
+        for &(s, e) in &self.ranks {
+            starts[s as usize] += 1;
+            ends[e as usize] += 1;
+        }
+        let (mut live, mut pairs) = (0u64, 0u64);
+        for r in 0..self.n_ticks {
+            live -= ends[r];
+            let k = starts[r];
+            pairs += k * live + k * k.saturating_sub(1) / 2;
+            live += k;
+        }
+        pairs / (self.ranks.len() as u64).max(1)
+    }
+
+    fn slots(&self, b: usize) -> std::ops::Range<usize> {
+        self.begin[b] as usize..self.begin[b + 1] as usize
+    }
+}
 
 /// Places buffers one at a time by best fit.
 pub(crate) struct Placer<'p> {
     problem: &'p Problem,
-    index: IntervalIndex,
+    ranked: Ranked,
+    backend: Backend,
     offsets: Vec<u64>,
     placed: Vec<bool>,
     taken: Vec<(u64, u64)>,
@@ -28,22 +119,50 @@ pub(crate) struct Placer<'p> {
 impl<'p> Placer<'p> {
     /// A placer with every fixed buffer already placed at its offset.
     pub(crate) fn new(problem: &'p Problem) -> Self {
+        Self::with_backend(problem, None)
+    }
+
+    /// Like [`Placer::new`], with the backend forced (`Some(true)`: the occupancy
+    /// tree) instead of chosen by conflict density.
+    pub(crate) fn with_backend(problem: &'p Problem, dense: Option<bool>) -> Self {
         let n = problem.buffers.len();
+        let ranked = Ranked::new(problem);
+        let dense = dense.unwrap_or_else(|| ranked.conflicts_per_interval() > DENSE_CONFLICTS);
+        let backend = if dense {
+            Backend::Dense(OccupancyTree::new(ranked.n_ticks.saturating_sub(1)))
+        } else {
+            Backend::Sparse(ClassIndex::new(ranked.n_ticks, &ranked.ranks))
+        };
         let mut p = Placer {
             problem,
-            index: IntervalIndex::new(problem),
+            ranked,
+            backend,
             offsets: vec![0; n],
             placed: vec![false; n],
             taken: Vec::with_capacity(64),
         };
         for (b, buf) in problem.buffers.iter().enumerate() {
             if let Some(off) = buf.fixed_offset {
-                p.offsets[b] = off;
-                p.placed[b] = true;
-                p.index.activate(b);
+                p.commit(b, off);
             }
         }
         p
+    }
+
+    fn commit(&mut self, b: usize, off: u64) {
+        let buf = &self.problem.buffers[b];
+        self.offsets[b] = off;
+        self.placed[b] = true;
+        let hi = off.saturating_add(buf.size);
+        for slot in self.ranked.slots(b) {
+            match &mut self.backend {
+                Backend::Sparse(ix) => ix.set(slot, off, hi),
+                Backend::Dense(tree) => {
+                    let (s, e) = self.ranked.ranks[slot];
+                    tree.insert(s as usize..e as usize, off, hi);
+                }
+            }
+        }
     }
 
     /// True once buffer `b` has an offset (fixed buffers always do).
@@ -58,17 +177,15 @@ impl<'p> Placer<'p> {
         }
         let buf = &self.problem.buffers[b];
         self.taken.clear();
-        for iv in &buf.live {
-            let (offsets, taken, bufs) = (&self.offsets, &mut self.taken, &self.problem.buffers);
-            self.index.for_each_overlapping(iv.start, iv.end, |o| {
-                let o = o as usize;
-                taken.push((offsets[o], offsets[o].saturating_add(bufs[o].size)));
-            });
+        for slot in self.ranked.slots(b) {
+            let (s, e) = self.ranked.ranks[slot];
+            match &mut self.backend {
+                Backend::Sparse(ix) => ix.query(s, e, &mut self.taken),
+                Backend::Dense(tree) => tree.query(s as usize..e as usize, &mut self.taken),
+            }
         }
         let off = best_fit(&mut self.taken, buf.size, buf.align);
-        self.offsets[b] = off;
-        self.placed[b] = true;
-        self.index.activate(b);
+        self.commit(b, off);
         off
     }
 
@@ -178,6 +295,46 @@ pub(crate) mod testgen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use super::testgen::arb_problem;
+    use crate::check::check_offsets;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// Both backends see the same conflicts, so they place identically.
+        #[test]
+        fn backends_agree(p in arb_problem(), rot in 0usize..24) {
+            let mut order = movable(&p);
+            let k = rot % order.len().max(1);
+            order.rotate_left(k);
+            let mut sparse = Placer::with_backend(&p, Some(false));
+            let mut dense = Placer::with_backend(&p, Some(true));
+            for &b in &order {
+                prop_assert_eq!(sparse.place(b), dense.place(b));
+            }
+            let o = sparse.into_offsets();
+            prop_assert!(check_offsets(&p, &o).is_ok());
+        }
+    }
+
+    #[test]
+    fn ranks_and_density() {
+        // [0,10) [5,10) [10,20): distinct ticks 0,5,10,20 -> ranks 0..4.
+        let p = Problem::new(vec![
+            crate::Buffer::new(1, 0, 10),
+            crate::Buffer::new(1, 5, 10),
+            crate::Buffer::new(1, 10, 20),
+        ]);
+        let r = Ranked::new(&p);
+        assert_eq!(r.n_ticks, 4);
+        assert_eq!(r.ranks, vec![(0, 2), (1, 2), (2, 3)]);
+        // One overlapping pair (the first two) over three intervals.
+        assert_eq!(r.conflicts_per_interval(), 0);
+        let q = Problem::new(vec![crate::Buffer::new(1, 0, 9); 5]);
+        // 5 identical intervals: 10 pairs / 5 = 2.
+        assert_eq!(Ranked::new(&q).conflicts_per_interval(), 2);
+    }
 
     #[test]
     fn best_fit_gaps() {

@@ -14,10 +14,12 @@ use crate::problem::{MemSpace, Problem, ProblemError};
 
 pub mod allocation_tree;
 pub mod best_fit;
+mod class_index;
 pub mod exact;
 mod fit;
 pub mod greedy;
 mod interval_index;
+mod occupancy;
 pub mod merge_alloc;
 pub mod naive;
 pub mod place;
