@@ -9,11 +9,16 @@
 //! `GlobalDecreasingSizeBestFitHeap`. Fixed buffers are placed first, at their
 //! offsets, so the others flow around them.
 //!
-//! The memory taken by the placed buffers is kept in an [`OccupancyTree`], a
-//! segment tree over time holding merged byte runs, so finding the free gaps
-//! for the next buffer reads `O(log n)` run sets instead of listing every
-//! co-live buffer: the whole plan costs about `O(n log n)` times the number of
-//! runs per set (small in practice), never `O(n^2)`.
+//! Time is first compressed to *ranks* (positions among the distinct interval
+//! ends). The bytes of the placed buffers then live in one of two indexes,
+//! picked by how many intervals each interval meets on average (one sweep):
+//! a [`ClassIndex`] (intervals bucketed by length, scanned in short contiguous
+//! runs) when few buffers are co-live, as in inference graphs; an
+//! [`OccupancyTree`] (a segment tree over time holding merged byte runs, read
+//! in `O(log n)` sets without listing each co-live buffer) when thousands are,
+//! as in training traces. Both report the same union of taken bytes, so the
+//! plan does not depend on the choice; either way the cost is about
+//! `O(n log n)`, never the `O(n^2)` of comparing every pair.
 
 use super::class_index::ClassIndex;
 use super::occupancy::OccupancyTree;

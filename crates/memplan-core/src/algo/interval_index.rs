@@ -1,9 +1,9 @@
 //! A static interval index over every live interval of a problem, with
-//! per-buffer activation, for the placement heuristics.
+//! per-buffer activation.
 //!
-//! The placement heuristics (TFLite greedy by size / by breadth, XLA's
-//! decreasing-size best fit) ask one question over and over: "which buffers,
-//! among a changing subset, are live at some tick of `[s, e)`?". All intervals
+//! Greedy by breadth asks one question over and over: "which buffers, among
+//! those not placed yet, are live at tick `t`?" (more generally, at some tick
+//! of `[s, e)`). All intervals
 //! are known up front, so instead of a dynamic interval tree we sort them once
 //! by start and lay a max segment tree over that order. A leaf holds the end of
 //! its interval while the owning buffer is *active* and 0 otherwise; an inner

@@ -149,7 +149,14 @@ type Outcome = (u64, usize, Vec<u64>);
 pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     let lb = bounds::max_load(problem);
     let deadline = opts.time_limit.map(|t| Instant::now() + t);
-    let members: Vec<(usize, Member)> = MEMBERS.iter().copied().enumerate().collect();
+    // Without refinement rounds (large problems) `Refine` would only repeat greedy by size.
+    let refine_off = refine_rounds(problem.buffers.len()) == 0;
+    let members: Vec<(usize, Member)> = MEMBERS
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, m)| !(refine_off && m == Member::Refine))
+        .collect();
     let outcomes = run_members(problem, lb, opts, deadline, &members);
     let (best_peak, idx, offsets) = outcomes
         .into_iter()
