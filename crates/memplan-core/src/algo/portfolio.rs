@@ -50,7 +50,8 @@ enum Member {
 /// The members, in the order they run and break ties: cheapest first
 /// (measured on idealloc's `S_1`, 28k buffers: reuse-exact and TVM ~10 ms,
 /// merge-alloc ~50 ms, the best-fit family ~200 ms), the allocation tree last
-/// (it grows faster than `n log n`: 1.6 s on `S_1`, 17 s on `Y_1`).
+/// (it grows faster than `n log n` on some traces: 0.2 s on `S_1` but 1.5 s on
+/// the 100k-buffer synthetic trace of the placement bench).
 const MEMBERS: [Member; 12] = [
     Member::Plain(Algorithm::ReuseExact),
     Member::Plain(Algorithm::TvmLayers),
