@@ -303,6 +303,9 @@ pub fn write_float(out: &mut String, value: f64, bits: Option<u128>) {
         let _ = write!(out, "0x{b:X}");
     } else if !value.is_finite() {
         let _ = write!(out, "0x{:X}", value.to_bits());
+    } else if let Some(sci) = scientific6(value) {
+        // mlir-opt's preferred form (`1.000000e+00`) whenever six digits are exact.
+        out.push_str(&sci);
     } else {
         let s = format!("{value:?}");
         let s = if s.contains('.') || s.contains("inf") || s.contains("NaN") {
@@ -314,6 +317,16 @@ pub fn write_float(out: &mut String, value: f64, bits: Option<u128>) {
         };
         out.push_str(&s);
     }
+}
+
+/// `value` as `d.dddddde±XX` when that text reads back as exactly `value`.
+fn scientific6(value: f64) -> Option<String> {
+    let raw = format!("{value:.6e}");
+    let (mant, exp) = raw.split_once('e')?;
+    let exp: i32 = exp.parse().ok()?;
+    let sign = if exp < 0 { '-' } else { '+' };
+    let text = format!("{mant}e{sign}{:02}", exp.unsigned_abs());
+    (text.parse::<f64>().ok()? == value).then_some(text)
 }
 
 /// Writes `name` as a dictionary key (quoted when not a bare identifier).

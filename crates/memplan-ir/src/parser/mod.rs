@@ -200,7 +200,20 @@ impl<'a> Parser<'a> {
         }
         let t = self.peek_text();
         let shown: String = t.chars().take(40).collect();
-        self.error_here(format!("expected {what}, found '{shown}'"))
+        let msg = format!("expected {what}, found '{shown}'");
+        // Like mlir-opt: when the offending token starts a new line, the thing that is
+        // missing belongs at the end of the previous line, so point there.
+        let start = self.tok.span.start as usize;
+        let before = &self.src.as_bytes()[..start.min(self.src.len())];
+        let prev_end = before
+            .iter()
+            .rposition(|b| !b.is_ascii_whitespace())
+            .map_or(0, |i| i + 1);
+        if before[prev_end..].contains(&b'\n') {
+            let at = prev_end as u32;
+            return Diagnostic::new(Span { start: at, end: at }, msg);
+        }
+        Diagnostic::new(self.tok.span, msg)
     }
     /// Enters one nesting level (errors past [`MAX_DEPTH`]); pair with [`Parser::leave`].
     pub fn enter(&mut self) -> PResult<()> {
