@@ -13,6 +13,7 @@
 //! budget" proves nothing. The plan is optimal only when the bounds meet.
 //! With the `parallel` feature, the orders of a probe race on rayon's threads.
 
+mod lns;
 mod model;
 mod search;
 
@@ -27,16 +28,25 @@ use model::Model;
 use search::{Key, Order, Search, Status};
 
 /// Above this many overlapping pairs the overlap lists would not fit comfortably in
-/// memory; such problems get the portfolio's plan (the search is not run).
+/// memory; such problems get the portfolio's plan improved by peak rip-up ([`lns`]).
 pub const MAX_OVERLAP_PAIRS: u64 = 20_000_000;
+
+/// Above this many buffers, with more than [`LNS_MIN_DEGREE`] overlaps per
+/// buffer on average, the full search gives way to peak rip-up ([`lns`]): every
+/// search node would cost thousands of updates (training traces).
+pub const LNS_MIN_BUFFERS: usize = 4_000;
+
+/// See [`LNS_MIN_BUFFERS`].
+pub const LNS_MIN_DEGREE: u64 = 64;
 
 /// Node budget used when neither a time limit nor a node limit is given.
 pub const DEFAULT_NODE_BUDGET: u64 = 2_000_000;
 
 const NONE: u64 = u64::MAX;
 
-/// Most probes of one descent round (each probe costs up to three budgets when it fails).
-const DESCENT_PROBES: u32 = 6;
+/// The capacities a descent round probes: the best peak minus the gap to the
+/// lower bound divided by each of these, in turn (boldest first).
+const DESCENT_DIVS: [u64; 4] = [4, 8, 16, 32];
 
 /// Runs the exact search on a single-space problem.
 pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
@@ -59,11 +69,9 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         };
     }
     let lb = bounds::max_load(problem);
-    if Model::overlap_pairs(problem) > MAX_OVERLAP_PAIRS {
-        let mut sp = super::portfolio::plan(problem, opts);
-        sp.optimal = peak(problem, &sp.offsets) == lb;
-        sp.winner = None;
-        return sp;
+    let pairs = Model::overlap_pairs(problem);
+    if pairs > MAX_OVERLAP_PAIRS || (n > LNS_MIN_BUFFERS && pairs > LNS_MIN_DEGREE * n as u64) {
+        return plan_large(problem, opts, lb, deadline, node_limit);
     }
     let model = Model::build(problem);
     let orders = orders(&model);
@@ -139,11 +147,19 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     }
 
     if !proved_infeasible && stopped.is_none() {
-        let mut soft = lo;
+        // Whether the last descent lowered the best peak: then the next round skips
+        // the lower-bound probe and keeps descending (instances like D, whose
+        // optimum is far above the max-load bound, gain nothing from that probe).
+        let mut descending = false;
         'rounds: while lo < hi {
             let budget = base << round.min(40);
             // Probe the lower bound: a hit is optimal, a refutation raises the bound.
-            match probe(&mut search, &orders, lo, budget, node_limit) {
+            let at_lo = if descending {
+                Status::NodeLimit
+            } else {
+                probe(&mut search, &orders, lo, budget, node_limit)
+            };
+            match at_lo {
                 Status::Found => {
                     best = solution(problem, &model, &search.sol);
                     hi = peak(problem, &best);
@@ -165,28 +181,32 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                     break;
                 }
             }
-            // Every other round, step down a quarter of the way from the best peak towards the highest capacity that ran out of
-            // budget (`soft`) and the best peak: found plans lower the peak, budget-outs
-            // raise `soft`, refutations raise the proved bound. The lower bound is the
-            // likelier optimum, so it gets the even rounds to itself.
-            if round % 2 == 1 {
-                soft = soft.max(lo).max(hi.saturating_sub(2 * (hi - soft.min(hi))));
-                let mut probes = 0;
-                while lo < hi && soft + 1 < hi && probes < DESCENT_PROBES {
-                    probes += 1;
-                    let cap = hi - ((hi - soft) / 4).max(1);
+            // Every other round (every round while that pays off), probe a few
+            // capacities at fixed fractions of the gap below the best peak, the
+            // boldest first. A budget-out proves nothing and the same fractions come
+            // back next round with twice the budget; the first plan found ends the
+            // descent (the fractions are then taken of the new, smaller gap); a
+            // refutation raises the proved bound.
+            if round % 2 == 1 || descending {
+                let before = hi;
+                for div in DESCENT_DIVS {
+                    if lo >= hi {
+                        break;
+                    }
+                    let cap = hi - ((hi - lo) / div).max(1);
                     match probe(&mut search, &orders, cap, budget, node_limit) {
                         Status::Found => {
                             best = solution(problem, &model, &search.sol);
                             hi = peak(problem, &best);
                             report(hi, lo, search.nodes);
+                            break;
                         }
                         Status::Infeasible => {
                             lo = cap + 1;
-                            soft = cap;
                             report(hi, lo, search.nodes);
+                            break;
                         }
-                        Status::NodeLimit if search.nodes < node_limit => soft = cap,
+                        Status::NodeLimit if search.nodes < node_limit => {}
                         Status::NodeLimit => {
                             stopped = Some(StopReason::NodeLimit);
                             break 'rounds;
@@ -197,8 +217,12 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                         }
                     }
                 }
+                descending = hi < before;
             }
-            round += 1;
+            // Budgets grow only while nothing improves.
+            if !descending {
+                round += 1;
+            }
         }
     }
     report(hi, lo, search.nodes);
@@ -215,6 +239,62 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         nodes: search.nodes,
         winner: None,
         proved_infeasible,
+    }
+}
+
+/// Large problems: the portfolio's plan (given at most a third of the time
+/// limit), then peak rip-up ([`lns`]) for the rest. Optimal only at the lower bound.
+fn plan_large(
+    problem: &Problem,
+    opts: &Options,
+    lb: u64,
+    deadline: Option<Instant>,
+    node_limit: u64,
+) -> SpacePlan {
+    let mut popts = opts.clone();
+    popts.time_limit = opts.time_limit.map(|t| t / 3);
+    popts.progress = None;
+    let mut best = super::portfolio::plan(problem, &popts).offsets;
+    if crate::check::check_offsets(&Problem::new(problem.buffers.clone()), &best).is_err() {
+        best = super::naive::plan(problem);
+    }
+    let mut nodes = 0u64;
+    let before = peak(problem, &best);
+    if let Some(p) = &opts.progress {
+        p(&Progress {
+            best_peak: before,
+            lower_bound: lb,
+            nodes,
+        });
+    }
+    let improved = lns::improve(problem, best.clone(), lb, deadline, node_limit, &mut nodes);
+    if peak(problem, &improved) <= before {
+        best = improved;
+    }
+    let hi = peak(problem, &best);
+    if let Some(p) = &opts.progress {
+        p(&Progress {
+            best_peak: hi,
+            lower_bound: lb,
+            nodes,
+        });
+    }
+    let optimal = hi <= lb;
+    SpacePlan {
+        offsets: best,
+        optimal,
+        stop_reason: if optimal {
+            StopReason::ReachedLowerBound
+        } else if deadline.is_some_and(|d| Instant::now() >= d) {
+            StopReason::TimeLimit
+        } else if nodes >= node_limit {
+            StopReason::NodeLimit
+        } else {
+            StopReason::Completed
+        },
+        nodes,
+        winner: None,
+        proved_infeasible: false,
     }
 }
 

@@ -46,7 +46,7 @@ pub(crate) struct Model {
     pub hull: Vec<(u32, u32)>,
     /// Movable buffers overlapping each buffer in time.
     pub adj: Csr<u32>,
-    /// Byte ranges of co-live fixed buffers, sorted by start, per buffer.
+    /// Byte ranges covered by co-live fixed buffers, merged into disjoint sorted runs, per buffer.
     pub fixed: Csr<(u64, u64)>,
     /// Number of sections.
     pub nsec: usize,
@@ -74,10 +74,16 @@ impl Model {
             .filter(|&i| problem.buffers[i].fixed_offset.is_none())
             .collect();
         let n = ids.len();
-        let mut times: Vec<u64> = problem
-            .buffers
+        // Sections come from the movable buffers alone: fixed blocks enter only
+        // through each buffer's own list of co-live blocks below.
+        let mut times: Vec<u64> = ids
             .iter()
-            .flat_map(|b| b.live.iter().flat_map(|iv| [iv.start, iv.end]))
+            .flat_map(|&i| {
+                problem.buffers[i]
+                    .live
+                    .iter()
+                    .flat_map(|iv| [iv.start, iv.end])
+            })
             .collect();
         times.sort_unstable();
         times.dedup();
@@ -130,21 +136,36 @@ impl Model {
             r.dedup();
         }
         // Fixed blocks each movable buffer must avoid.
-        let fixed_bufs: Vec<usize> = (0..problem.buffers.len())
+        let mut fixed_bufs: Vec<usize> = (0..problem.buffers.len())
             .filter(|&i| problem.buffers[i].fixed_offset.is_some())
             .collect();
+        fixed_bufs.sort_by_key(|&j| (problem.buffers[j].start(), j));
         let mut fixed_rows: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
         if !fixed_bufs.is_empty() {
             for (k, &i) in ids.iter().enumerate() {
                 let b = &problem.buffers[i];
                 for &j in &fixed_bufs {
                     let f = &problem.buffers[j];
+                    if f.start() >= b.end() {
+                        break;
+                    }
                     if b.overlaps_in_time(f) {
                         let o = f.fixed_offset.unwrap_or(0);
                         fixed_rows[k].push((o, o.saturating_add(f.size)));
                     }
                 }
-                fixed_rows[k].sort_unstable();
+                // Only the union matters: merge touching blocks (dense traces turn
+                // thousands of co-live blocks into a handful of runs).
+                let row = &mut fixed_rows[k];
+                row.sort_unstable();
+                let mut merged: Vec<(u64, u64)> = Vec::with_capacity(row.len());
+                for &(lo, hi) in row.iter() {
+                    match merged.last_mut() {
+                        Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+                        _ => merged.push((lo, hi)),
+                    }
+                }
+                *row = merged;
             }
         }
         Model {
@@ -206,7 +227,9 @@ impl Model {
             return y;
         }
         let size = self.size[b];
-        for &(lo, hi) in row {
+        // Runs are disjoint and sorted: skip those ending at or below `y`.
+        let first = row.partition_point(|&(_, hi)| hi <= y);
+        for &(lo, hi) in &row[first..] {
             if hi <= y {
                 continue;
             }
