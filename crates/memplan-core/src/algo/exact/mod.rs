@@ -11,13 +11,20 @@
 //! node budgets, each probe cycling through several static orders (MiniMalloc's
 //! round robin). "Proved infeasible at C" raises the lower bound; "ran out of
 //! budget" proves nothing. The plan is optimal only when the bounds meet.
-//! With the `parallel` feature, the orders of a probe race on rayon's threads.
+//! With the `parallel` feature, the orders of a probe race on rayon's threads;
+//! an order that decides a probe stops only the orders after it, so the result
+//! is the one a sequential run would return (deterministic).
+//!
+//! Dense traces (thousands of buffers, each overlapping dozens or more) skip the
+//! full search: the portfolio's plan is improved by peak rip-up ([`lns`]),
+//! memplan's own addition.
 
 mod lns;
 mod model;
 mod search;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::{Options, Progress, SpacePlan};
@@ -97,8 +104,8 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     };
     report(hi, lo, 0);
 
-    let mut search = Search::new(&model);
-    search.deadline = deadline;
+    let stops: Vec<AtomicBool> = orders.iter().map(|_| AtomicBool::new(false)).collect();
+    let mut search = Prober::new(&model, &stops, deadline);
     let mut proved_infeasible = false;
     let mut stopped: Option<StopReason> = None;
     let fixed_top = problem
@@ -120,18 +127,18 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
             } else {
                 loop {
                     let budget = base << round.min(40);
-                    match probe(&mut search, &orders, cap, budget, node_limit) {
+                    match search.probe(&orders, cap, budget, node_limit) {
                         Status::Found => {
-                            best = solution(problem, &model, &search.sol);
+                            best = solution(problem, &model, search.sol());
                             hi = peak(problem, &best);
-                            report(hi, lo, search.nodes);
+                            report(hi, lo, search.nodes());
                             break;
                         }
                         Status::Infeasible => {
                             proved_infeasible = true;
                             break;
                         }
-                        Status::NodeLimit if search.nodes < node_limit => round += 1,
+                        Status::NodeLimit if search.nodes() < node_limit => round += 1,
                         Status::NodeLimit => {
                             stopped = Some(StopReason::NodeLimit);
                             break;
@@ -157,21 +164,21 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
             let at_lo = if descending {
                 Status::NodeLimit
             } else {
-                probe(&mut search, &orders, lo, budget, node_limit)
+                search.probe(&orders, lo, budget, node_limit)
             };
             match at_lo {
                 Status::Found => {
-                    best = solution(problem, &model, &search.sol);
+                    best = solution(problem, &model, search.sol());
                     hi = peak(problem, &best);
-                    report(hi, lo, search.nodes);
+                    report(hi, lo, search.nodes());
                     continue;
                 }
                 Status::Infeasible => {
                     lo += 1;
-                    report(hi, lo, search.nodes);
+                    report(hi, lo, search.nodes());
                     continue;
                 }
-                Status::NodeLimit if search.nodes < node_limit => {}
+                Status::NodeLimit if search.nodes() < node_limit => {}
                 Status::NodeLimit => {
                     stopped = Some(StopReason::NodeLimit);
                     break;
@@ -194,19 +201,19 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                         break;
                     }
                     let cap = hi - ((hi - lo) / div).max(1);
-                    match probe(&mut search, &orders, cap, budget, node_limit) {
+                    match search.probe(&orders, cap, budget, node_limit) {
                         Status::Found => {
-                            best = solution(problem, &model, &search.sol);
+                            best = solution(problem, &model, search.sol());
                             hi = peak(problem, &best);
-                            report(hi, lo, search.nodes);
+                            report(hi, lo, search.nodes());
                             break;
                         }
                         Status::Infeasible => {
                             lo = cap + 1;
-                            report(hi, lo, search.nodes);
+                            report(hi, lo, search.nodes());
                             break;
                         }
-                        Status::NodeLimit if search.nodes < node_limit => {}
+                        Status::NodeLimit if search.nodes() < node_limit => {}
                         Status::NodeLimit => {
                             stopped = Some(StopReason::NodeLimit);
                             break 'rounds;
@@ -225,7 +232,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
             }
         }
     }
-    report(hi, lo, search.nodes);
+    report(hi, lo, search.nodes());
     let optimal = !proved_infeasible && lo >= hi;
     let stop_reason = match stopped {
         Some(r) if !optimal => r,
@@ -236,7 +243,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         offsets: best,
         optimal,
         stop_reason,
-        nodes: search.nodes,
+        nodes: search.nodes(),
         winner: None,
         proved_infeasible,
     }
@@ -298,27 +305,129 @@ fn plan_large(
     }
 }
 
-/// One capacity probe: every order in turn, each with `budget` nodes (capped by the global limit).
-fn probe(
-    search: &mut Search<'_>,
-    orders: &[Order],
-    cap: u64,
-    budget: u64,
-    node_limit: u64,
-) -> Status {
-    let mut last = Status::NodeLimit;
-    for order in orders {
-        if search.nodes >= node_limit {
-            return Status::NodeLimit;
-        }
-        search.node_stop = search.nodes.saturating_add(budget).min(node_limit);
-        let st = search.decide(cap, order);
-        match st {
-            Status::Found | Status::Infeasible | Status::TimeLimit => return st,
-            Status::NodeLimit => last = st,
+/// The searchers of the capacity probes: one, or with the `parallel` feature one
+/// per order, raced on rayon's threads.
+struct Prober<'m> {
+    searches: Vec<Search<'m>>,
+    /// Per order: set when a lower-numbered order has decided the probe.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    stops: &'m [AtomicBool],
+    /// The searcher holding the last solution found.
+    winner: usize,
+}
+
+impl<'m> Prober<'m> {
+    fn new(model: &'m Model, stops: &'m [AtomicBool], deadline: Option<Instant>) -> Self {
+        let workers = if cfg!(feature = "parallel") {
+            stops.len().max(1)
+        } else {
+            1
+        };
+        let searches = (0..workers)
+            .map(|k| {
+                let mut s = Search::new(model);
+                s.deadline = deadline;
+                if workers > 1 {
+                    s.stop = stops.get(k);
+                }
+                s
+            })
+            .collect();
+        Prober {
+            searches,
+            stops,
+            winner: 0,
         }
     }
-    last
+
+    /// Nodes over all searchers.
+    fn nodes(&self) -> u64 {
+        self.searches.iter().map(|s| s.nodes).sum()
+    }
+
+    /// Movable offsets of the last solution found.
+    fn sol(&self) -> &[u64] {
+        &self.searches[self.winner].sol
+    }
+
+    /// One capacity probe: every order with `budget` nodes (capped by the global
+    /// limit). The result is that of the first order, in the orders' sequence,
+    /// that decides the probe, as in a sequential run; with `parallel` the orders
+    /// race and an order that decides stops only those after it.
+    fn probe(&mut self, orders: &[Order], cap: u64, budget: u64, node_limit: u64) -> Status {
+        if self.searches.len() > 1 {
+            return self.probe_parallel(orders, cap, budget, node_limit);
+        }
+        let mut last = Status::NodeLimit;
+        let search = &mut self.searches[0];
+        for order in orders {
+            if search.nodes >= node_limit {
+                return Status::NodeLimit;
+            }
+            search.node_stop = search.nodes.saturating_add(budget).min(node_limit);
+            let st = search.decide(cap, order);
+            match st {
+                Status::Found | Status::Infeasible | Status::TimeLimit => return st,
+                Status::NodeLimit => last = st,
+            }
+        }
+        self.winner = 0;
+        last
+    }
+
+    #[cfg(not(feature = "parallel"))]
+    fn probe_parallel(&mut self, _: &[Order], _: u64, _: u64, _: u64) -> Status {
+        Status::NodeLimit
+    }
+
+    #[cfg(feature = "parallel")]
+    fn probe_parallel(
+        &mut self,
+        orders: &[Order],
+        cap: u64,
+        budget: u64,
+        node_limit: u64,
+    ) -> Status {
+        use rayon::prelude::*;
+        use std::sync::atomic::Ordering;
+        let total = self.nodes();
+        if total >= node_limit {
+            return Status::NodeLimit;
+        }
+        let per = budget.min(((node_limit - total) / orders.len().max(1) as u64).max(1));
+        for s in self.stops {
+            s.store(false, Ordering::Relaxed);
+        }
+        let stops = self.stops;
+        let statuses: Vec<Status> = self
+            .searches
+            .par_iter_mut()
+            .zip(orders.par_iter())
+            .enumerate()
+            .map(|(k, (search, order))| {
+                search.node_stop = search.nodes.saturating_add(per);
+                let st = search.decide(cap, order);
+                if matches!(st, Status::Found | Status::Infeasible) {
+                    for s in &stops[k + 1..] {
+                        s.store(true, Ordering::Relaxed);
+                    }
+                }
+                st
+            })
+            .collect();
+        if let Some(k) = statuses
+            .iter()
+            .position(|st| matches!(st, Status::Found | Status::Infeasible))
+        {
+            self.winner = k;
+            return statuses[k];
+        }
+        if statuses.contains(&Status::TimeLimit) {
+            Status::TimeLimit
+        } else {
+            Status::NodeLimit
+        }
+    }
 }
 
 fn peak(problem: &Problem, offsets: &[u64]) -> u64 {
