@@ -8,6 +8,7 @@
 pub mod arith;
 pub mod builtin;
 pub mod func;
+pub mod gpu;
 
 use crate::registry::Registry;
 
@@ -16,4 +17,5 @@ pub fn register_all(r: &mut Registry) {
     builtin::register(r);
     func::register(r);
     arith::register(r);
+    gpu::register(r);
 }

@@ -133,6 +133,17 @@ impl<'a> Parser<'a> {
         } else {
             end
         };
+        if name == "!llvm.ptr" && has_body {
+            // LLVM pointers are opaque since LLVM 17: the only parameter is an address space.
+            let body = &self.src[end + 1..stop - 1];
+            let lead = body.len() - body.trim_start().len();
+            if body.trim().parse::<u32>().is_err() {
+                return Err(Diagnostic::new(
+                    Span::at(end + 1 + lead),
+                    "expected integer value",
+                ));
+            }
+        }
         let text = self.src[span.start as usize..stop].to_string();
         self.reset(stop);
         Ok(Type::new(TypeKind::Opaque(text)))
