@@ -731,6 +731,13 @@ impl<'a> Parser<'a> {
         let name = self.peek_text().to_string();
         let span = self.tok.span;
         let is_type = self.at(Tok::ExclId);
+        if name[1..].contains('.') {
+            let what = if is_type { "type" } else { "attribute" };
+            return Err(Diagnostic::new(
+                span,
+                format!("{what} names with a '.' are reserved for dialect-defined names"),
+            ));
+        }
         self.bump();
         self.bump(); // '='
         let start = self.current_pos();
