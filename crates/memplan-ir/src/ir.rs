@@ -575,13 +575,16 @@ impl Module {
         let mut stack = vec![root];
         while let Some(op) = stack.pop() {
             f(self, op);
-            let mut children = Vec::new();
-            for &r in self.regions(op) {
-                for &b in self.region_blocks(r) {
-                    children.extend(self.block_ops(b));
+            // Push children last-to-first so they pop in order.
+            for &r in self.regions(op).iter().rev() {
+                for &b in self.region_blocks(r).iter().rev() {
+                    let mut cur = self.blocks[b.index()].last;
+                    while let Some(o) = cur {
+                        stack.push(o);
+                        cur = self.ops[o.index()].prev;
+                    }
                 }
             }
-            stack.extend(children.into_iter().rev());
         }
     }
 }

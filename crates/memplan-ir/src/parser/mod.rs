@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use crate::affine::AffineMap;
 use crate::attrs::{Attribute, Dict, Location};
 use crate::diag::{Diagnostic, Span};
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::{BlockId, Module, OpId, OperationState, RegionId, ValueDef, ValueId};
 use crate::lexer::{lex, unescape, Tok, Token};
 use crate::registry::Registry;
@@ -84,13 +85,13 @@ pub enum Delimiter {
 
 #[derive(Default)]
 struct ValueScope {
-    defs: HashMap<String, (Vec<ValueId>, Span)>,
-    fwd: HashMap<(String, u32), (ValueId, Span)>,
+    defs: FxHashMap<String, (Vec<ValueId>, Span)>,
+    fwd: FxHashMap<(String, u32), (ValueId, Span)>,
 }
 
 struct BlockScope {
     region: RegionId,
-    blocks: HashMap<String, (BlockId, bool, Span)>,
+    blocks: FxHashMap<String, (BlockId, bool, Span)>,
 }
 
 /// The parser. Custom op parsers receive `&mut Parser` and use its `parse_*` methods.
@@ -101,6 +102,8 @@ pub struct Parser<'a> {
     reg: &'a Registry,
     opts: ParseOptions,
     type_aliases: HashMap<String, Type>,
+    type_cache: FxHashMap<&'a str, Type>,
+    type_interner: FxHashSet<Type>,
     attr_aliases: HashMap<String, Attribute>,
     scopes: Vec<ValueScope>,
     block_scopes: Vec<BlockScope>,
@@ -125,6 +128,8 @@ impl<'a> Parser<'a> {
             reg,
             opts,
             type_aliases: HashMap::new(),
+            type_cache: FxHashMap::default(),
+            type_interner: FxHashSet::default(),
             attr_aliases: HashMap::new(),
             scopes: Vec::new(),
             block_scopes: Vec::new(),
@@ -686,7 +691,7 @@ impl<'a> Parser<'a> {
         self.push_scope();
         self.block_scopes.push(BlockScope {
             region: holder,
-            blocks: HashMap::new(),
+            blocks: FxHashMap::default(),
         });
         loop {
             match self.tok.kind {
@@ -993,7 +998,7 @@ impl<'a> Parser<'a> {
         self.push_scope();
         self.block_scopes.push(BlockScope {
             region,
-            blocks: HashMap::new(),
+            blocks: FxHashMap::default(),
         });
         let r = self.parse_region_body(region, entry_args);
         let r2 = self.finish_region_scopes();
