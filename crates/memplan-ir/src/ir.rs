@@ -262,6 +262,18 @@ impl Module {
     pub fn num_blocks(&self) -> usize {
         self.blocks.len()
     }
+    /// Number of regions ever created.
+    pub fn num_regions(&self) -> usize {
+        self.regions.len()
+    }
+    /// Reserves arena room for about this many more ops, values and blocks/regions (a
+    /// parser hint from the input size: one growth step of a large arena copies it all).
+    pub fn reserve(&mut self, ops: usize, values: usize, blocks: usize) {
+        self.ops.reserve(ops);
+        self.values.reserve(values);
+        self.blocks.reserve(blocks);
+        self.regions.reserve(blocks);
+    }
     /// True if the op was erased.
     pub fn is_erased(&self, op: OpId) -> bool {
         self.ops[op.index()].erased

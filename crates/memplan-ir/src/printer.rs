@@ -6,6 +6,7 @@
 //! Ops with a registered custom printer print in custom form unless the generic form is
 //! requested (`--mlir-print-op-generic`).
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use crate::fxhash::{FxHashMap, FxHashSet};
@@ -29,27 +30,29 @@ pub struct PrintOptions {
 /// Names taken in one isolated-from-above scope. Numeric names (`%12`) never collide with
 /// source hints (those never start with a digit), so only hints and `argN` are recorded.
 #[derive(Default)]
-struct NameScope {
-    used: FxHashSet<Box<str>>,
+struct NameScope<'a> {
+    used: FxHashSet<Cow<'a, str>>,
     next_value: u32,
     next_arg: u32,
 }
 
 /// The base of a value's printed name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Base {
+enum Base<'a> {
     /// Not named (not reached by the naming walk).
     Unnamed,
     /// `%N`.
     Num(u32),
-    /// An entry of `Printer::strs` (`%arg0`, `%c0`, `%x_1`).
+    /// The source name hint itself (`%c0`), borrowed from the module.
+    Hint(&'a str),
+    /// An entry of `Printer::strs` (`%arg0`, `%x_1`).
     Str(u32),
 }
 
 /// A value's printed name: the base and, for results of multi-result ops, `#index`.
 #[derive(Clone, Copy, Debug)]
-struct Name {
-    base: Base,
+struct Name<'a> {
+    base: Base<'a>,
     index: u32,
 }
 
@@ -63,14 +66,14 @@ pub struct Printer<'a> {
     out: String,
     indent: usize,
     /// Name of each value.
-    names: Vec<Name>,
+    names: Vec<Name<'a>>,
     /// Textual name bases (hints, `argN`).
     strs: Vec<Box<str>>,
     /// Printed value types, by the address of the shared type (values keep their types
     /// alive for the printer's lifetime, so an address cannot be reused meanwhile).
     type_text: FxHashMap<usize, Box<str>>,
     block_names: Vec<Option<u32>>,
-    scopes: Vec<NameScope>,
+    scopes: Vec<NameScope<'a>>,
 }
 
 /// Prints a whole module: alias definitions, the top-level op, the resource block.
@@ -125,27 +128,27 @@ impl<'a> Printer<'a> {
 
     // ===== naming =====
 
-    fn scope(&mut self) -> &mut NameScope {
+    fn scope(&mut self) -> &mut NameScope<'a> {
         self.scopes.last_mut().expect("a name scope")
     }
 
-    fn intern_name(&mut self, n: &str) -> Base {
-        self.scope().used.insert(n.into());
-        self.strs.push(n.into());
+    fn intern_name(&mut self, n: String) -> Base<'a> {
+        self.strs.push(n.as_str().into());
+        self.scope().used.insert(Cow::Owned(n));
         Base::Str(self.strs.len() as u32 - 1)
     }
 
-    fn fresh(&mut self, hint: Option<&str>, arg: bool) -> Base {
+    fn fresh(&mut self, hint: Option<&'a str>, arg: bool) -> Base<'a> {
         if let Some(h) = hint {
             if is_suffix_id(h) && !h.as_bytes()[0].is_ascii_digit() {
-                if !self.scope().used.contains(h) {
-                    return self.intern_name(h);
+                if self.scope().used.insert(Cow::Borrowed(h)) {
+                    return Base::Hint(h);
                 }
                 let mut k = 1;
                 loop {
                     let c = format!("{h}_{k}");
                     if !self.scope().used.contains(c.as_str()) {
-                        return self.intern_name(&c);
+                        return self.intern_name(c);
                     }
                     k += 1;
                 }
@@ -161,7 +164,7 @@ impl<'a> Printer<'a> {
             s.next_arg += 1;
             let c = format!("arg{}", s.next_arg - 1);
             if !s.used.contains(c.as_str()) {
-                return self.intern_name(&c);
+                return self.intern_name(c);
             }
         }
     }
@@ -255,11 +258,12 @@ impl<'a> Printer<'a> {
         self.write_value_name(&mut s, v);
         s
     }
-    fn write_base(&self, out: &mut String, b: Base) {
+    fn write_base(&self, out: &mut String, b: Base<'_>) {
         match b {
             Base::Num(n) => {
                 let _ = write!(out, "{n}");
             }
+            Base::Hint(h) => out.push_str(h),
             Base::Str(i) => out.push_str(&self.strs[i as usize]),
             Base::Unnamed => out.push_str("<<UNNAMED>>"),
         }

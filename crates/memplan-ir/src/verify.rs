@@ -31,9 +31,12 @@ pub fn verify(m: &Module, reg: &Registry) -> Result<(), Diagnostic> {
     // Position of every op within its block, for O(1) "is before" checks.
     let mut order = vec![0u32; m.num_ops()];
     let mut dom = DomInfo::new(m.num_blocks());
+    // Whether each region is a graph region (regions not reached count as graph).
+    let mut graph_region = vec![true; m.num_regions()];
     for &op in &ops {
         let graph = is_graph_owner(m, reg, op);
         for &r in m.regions(op) {
+            graph_region[r.index()] = graph;
             for &b in m.region_blocks(r) {
                 for (i, o) in m.block_ops(b).enumerate() {
                     order[o.index()] = i as u32;
@@ -49,6 +52,7 @@ pub fn verify(m: &Module, reg: &Registry) -> Result<(), Diagnostic> {
         reg,
         order: &order,
         dom: &dom,
+        graph_region: &graph_region,
     };
     for &op in &ops {
         cx.verify_op(op)?;
@@ -236,6 +240,7 @@ struct Ctx<'a> {
     reg: &'a Registry,
     order: &'a [u32],
     dom: &'a DomInfo,
+    graph_region: &'a [bool],
 }
 
 impl Ctx<'_> {
@@ -396,8 +401,7 @@ impl Ctx<'_> {
             };
             let r = m.block_region(b);
             if r == def_region {
-                let owner = r.and_then(|r| m.region_op(r));
-                let graph = owner.is_none_or(|o| is_graph_owner(m, self.reg, o));
+                let graph = r.is_none_or(|r| self.graph_region[r.index()]);
                 if graph {
                     return Ok(());
                 }
