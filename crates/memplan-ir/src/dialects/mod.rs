@@ -5,10 +5,15 @@
 //! families of simple ops. To add a dialect: create `dialects/NAME.rs` with a `register`
 //! function and call it from [`register_all`].
 
+pub mod affine;
 pub mod arith;
+pub mod bufferization;
 pub mod builtin;
+pub mod cf;
 pub mod func;
 pub mod gpu;
+pub mod memref;
+pub mod scf;
 
 use crate::registry::Registry;
 
@@ -17,5 +22,10 @@ pub fn register_all(r: &mut Registry) {
     builtin::register(r);
     func::register(r);
     arith::register(r);
+    memref::register(r);
+    scf::register(r);
+    cf::register(r);
+    affine::register(r);
+    bufferization::register(r);
     gpu::register(r);
 }

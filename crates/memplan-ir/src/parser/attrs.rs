@@ -73,6 +73,68 @@ impl<'a> Parser<'a> {
         r
     }
 
+    /// An attribute whose type may be left implicit (MLIR's `parseAttribute(attr, type)`):
+    /// `dense<...>`, `sparse<...>`, `dense_resource<...>` and number literals take `ty` when
+    /// no `: type` follows (as in `memref.global @g : memref<2xf32> = dense<1.0>`).
+    pub fn parse_attribute_of_type(&mut self, ty: &Type) -> PResult<Attribute> {
+        let kw = self.peek_text();
+        if self.at(Tok::BareId) && matches!(kw, "dense" | "dense_resource" | "sparse") {
+            let start = self.tok.span.end as usize;
+            if self.src.as_bytes().get(start) != Some(&b'<') {
+                return Err(self.error_expected("'<' after dense"));
+            }
+            let end = self.scan_balanced(start)?;
+            let body = self.src[start + 1..end - 1].to_string();
+            self.reset(end);
+            let ty = self.opt_colon_type()?.unwrap_or_else(|| ty.clone());
+            return Ok(Attribute::Elements {
+                kind: kw.to_string(),
+                body,
+                ty,
+            });
+        }
+        if matches!(self.peek(), Tok::Integer | Tok::Float | Tok::Minus) {
+            let save = self.tok.span.start as usize;
+            let neg = self.consume_if(Tok::Minus);
+            let lit = self.peek_text();
+            let kind = self.peek();
+            self.bump();
+            if !self.at(Tok::Colon) {
+                let text = if neg {
+                    format!("-{lit}")
+                } else {
+                    lit.to_string()
+                };
+                if ty.is_float() {
+                    let value = if kind == Tok::Integer && lit.starts_with("0x") {
+                        return {
+                            self.reset(save);
+                            self.parse_attribute()
+                        };
+                    } else {
+                        text.parse::<f64>()
+                            .map_err(|_| self.error_here("invalid float literal"))?
+                    };
+                    return Ok(Attribute::Float {
+                        value,
+                        bits: None,
+                        ty: ty.clone(),
+                    });
+                }
+                if kind == Tok::Integer && (ty.is_integer() || ty.is_index()) {
+                    if let Ok(value) = text.parse::<i128>() {
+                        return Ok(Attribute::Integer {
+                            value,
+                            ty: ty.clone(),
+                        });
+                    }
+                }
+            }
+            self.reset(save);
+        }
+        self.parse_attribute()
+    }
+
     /// An attribute that must be a dictionary `{...}`.
     pub fn parse_dict_attr(&mut self) -> PResult<Dict> {
         let mut d = Dict::new();

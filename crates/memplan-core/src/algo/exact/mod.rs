@@ -1,9 +1,374 @@
-//! exact (placeholder: naive until it lands).
+//! `exact`: branch and bound for a provably minimal peak (MiniMalloc, Moffitt,
+//! ASPLOS 2024, reworked).
+//!
+//! The core is a decision search ([`search`]): "does everything fit below
+//! capacity C?", over canonical placements with dominance pruning, section
+//! inference, twin symmetry breaking and dynamic decomposition, run on an
+//! explicit stack. Minimisation wraps it honestly: the best heuristic plan
+//! (the portfolio's and a few lowest-fit greedy orders of our own) is the
+//! upper bound, the max-load bound is the lower bound, and probes at the
+//! lower bound and just below the best peak tighten them in rounds of growing
+//! node budgets, each probe cycling through several static orders (MiniMalloc's
+//! round robin). "Proved infeasible at C" raises the lower bound; "ran out of
+//! budget" proves nothing. The plan is optimal only when the bounds meet.
+//! With the `parallel` feature, the orders of a probe race on rayon's threads.
 
-use super::{Options, SpacePlan};
+mod model;
+mod search;
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::{Options, Progress, SpacePlan};
+use crate::bounds;
+use crate::plan::StopReason;
 use crate::problem::Problem;
+use model::Model;
+use search::{Order, Search, Status};
 
-/// Runs the exact search.
-pub fn plan(problem: &Problem, _opts: &Options) -> SpacePlan {
-    SpacePlan::heuristic(super::naive::plan(problem))
+/// Above this many overlapping pairs the overlap lists would not fit comfortably in
+/// memory; such problems get the portfolio's plan (the search is not run).
+pub const MAX_OVERLAP_PAIRS: u64 = 20_000_000;
+
+/// Node budget used when neither a time limit nor a node limit is given.
+pub const DEFAULT_NODE_BUDGET: u64 = 2_000_000;
+
+const NONE: u64 = u64::MAX;
+
+/// Runs the exact search on a single-space problem.
+pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
+    let started = Instant::now();
+    let deadline = opts.time_limit.map(|t| started + t);
+    let node_limit = match (opts.node_limit, opts.time_limit) {
+        (Some(n), _) => n,
+        (None, Some(_)) => u64::MAX,
+        (None, None) => DEFAULT_NODE_BUDGET,
+    };
+    let n = problem.buffers.len();
+    if n == 0 {
+        return SpacePlan {
+            offsets: Vec::new(),
+            optimal: true,
+            stop_reason: StopReason::ReachedLowerBound,
+            nodes: 0,
+            winner: None,
+            proved_infeasible: false,
+        };
+    }
+    let lb = bounds::max_load(problem);
+    if Model::overlap_pairs(problem) > MAX_OVERLAP_PAIRS {
+        let mut sp = super::portfolio::plan(problem, opts);
+        sp.optimal = peak(problem, &sp.offsets) == lb;
+        sp.winner = None;
+        return sp;
+    }
+    let model = Model::build(problem);
+    let orders = orders(&model);
+
+    // Upper bound: the best of the portfolio and our own lowest-fit greedy orders.
+    let mut best = initial_plan(problem, &model, &orders, opts);
+    let mut hi = peak(problem, &best);
+    let mut lo = lb;
+    let report = |best_peak: u64, lower: u64, nodes: u64| {
+        if let Some(p) = &opts.progress {
+            p(&Progress {
+                best_peak,
+                lower_bound: lower,
+                nodes,
+            });
+        }
+    };
+    report(hi, lo, 0);
+
+    let mut search = Search::new(&model);
+    search.deadline = deadline;
+    let mut proved_infeasible = false;
+    let mut stopped: Option<StopReason> = None;
+    let fixed_top = problem
+        .buffers
+        .iter()
+        .filter_map(|b| b.fixed_offset.map(|o| o + b.size))
+        .max()
+        .unwrap_or(0);
+    lo = lo.max(fixed_top);
+
+    let base = (2 * model.n() as u64).max(256);
+    let mut round = 0u32;
+
+    // A capacity asks first of all for a plan within it.
+    if let Some(cap) = problem.capacity {
+        if hi > cap {
+            if lo > cap {
+                proved_infeasible = true;
+            } else {
+                loop {
+                    let budget = base << round.min(40);
+                    match probe(&mut search, &orders, cap, budget, node_limit) {
+                        Status::Found => {
+                            best = solution(problem, &model, &search.sol);
+                            hi = peak(problem, &best);
+                            report(hi, lo, search.nodes);
+                            break;
+                        }
+                        Status::Infeasible => {
+                            proved_infeasible = true;
+                            break;
+                        }
+                        Status::NodeLimit if search.nodes < node_limit => round += 1,
+                        Status::NodeLimit => {
+                            stopped = Some(StopReason::NodeLimit);
+                            break;
+                        }
+                        Status::TimeLimit => {
+                            stopped = Some(StopReason::TimeLimit);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    if !proved_infeasible && stopped.is_none() {
+        'rounds: while lo < hi {
+            let budget = base << round.min(40);
+            // Probe the lower bound: a hit is optimal, a refutation raises the bound.
+            match probe(&mut search, &orders, lo, budget, node_limit) {
+                Status::Found => {
+                    best = solution(problem, &model, &search.sol);
+                    hi = peak(problem, &best);
+                    report(hi, lo, search.nodes);
+                    continue;
+                }
+                Status::Infeasible => {
+                    lo += 1;
+                    report(hi, lo, search.nodes);
+                    continue;
+                }
+                Status::NodeLimit if search.nodes < node_limit => {}
+                Status::NodeLimit => {
+                    stopped = Some(StopReason::NodeLimit);
+                    break;
+                }
+                Status::TimeLimit => {
+                    stopped = Some(StopReason::TimeLimit);
+                    break;
+                }
+            }
+            // Every other round, walk the best peak down while probes keep succeeding
+            // (the lower bound is the likelier optimum, so it gets most of the time).
+            while lo < hi && round % 2 == 1 {
+                match probe(&mut search, &orders, hi - 1, budget, node_limit) {
+                    Status::Found => {
+                        best = solution(problem, &model, &search.sol);
+                        hi = peak(problem, &best);
+                        report(hi, lo, search.nodes);
+                    }
+                    Status::Infeasible => {
+                        lo = hi;
+                    }
+                    Status::NodeLimit if search.nodes < node_limit => break,
+                    Status::NodeLimit => {
+                        stopped = Some(StopReason::NodeLimit);
+                        break 'rounds;
+                    }
+                    Status::TimeLimit => {
+                        stopped = Some(StopReason::TimeLimit);
+                        break 'rounds;
+                    }
+                }
+            }
+            round += 1;
+        }
+    }
+    report(hi, lo, search.nodes);
+    let optimal = !proved_infeasible && lo >= hi;
+    let stop_reason = match stopped {
+        Some(r) if !optimal => r,
+        _ if optimal && hi == lb => StopReason::ReachedLowerBound,
+        _ => StopReason::Completed,
+    };
+    SpacePlan {
+        offsets: best,
+        optimal,
+        stop_reason,
+        nodes: search.nodes,
+        winner: None,
+        proved_infeasible,
+    }
+}
+
+/// One capacity probe: every order in turn, each with `budget` nodes (capped by the global limit).
+fn probe(
+    search: &mut Search<'_>,
+    orders: &[Order],
+    cap: u64,
+    budget: u64,
+    node_limit: u64,
+) -> Status {
+    let mut last = Status::NodeLimit;
+    for order in orders {
+        if search.nodes >= node_limit {
+            return Status::NodeLimit;
+        }
+        search.node_stop = search.nodes.saturating_add(budget).min(node_limit);
+        let st = search.decide(cap, order);
+        match st {
+            Status::Found | Status::Infeasible | Status::TimeLimit => return st,
+            Status::NodeLimit => last = st,
+        }
+    }
+    last
+}
+
+fn peak(problem: &Problem, offsets: &[u64]) -> u64 {
+    problem
+        .buffers
+        .iter()
+        .zip(offsets)
+        .map(|(b, &o)| o.saturating_add(b.size))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Full offsets (fixed buffers included) from movable offsets.
+fn solution(problem: &Problem, m: &Model, movable: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = problem
+        .buffers
+        .iter()
+        .map(|b| b.fixed_offset.unwrap_or(0))
+        .collect();
+    for (k, &i) in m.ids.iter().enumerate() {
+        out[i] = movable[k];
+    }
+    out
+}
+
+/// What makes two buffers interchangeable: size, alignment, live sections, fixed neighbours.
+type TwinKey<'a> = (u64, u64, &'a [(u32, u32)], &'a [(u64, u64)]);
+
+/// The static orders tried by every probe: MiniMalloc's lifetime width (W), area (A)
+/// and section total (T) keys in three priorities, all descending.
+fn orders(m: &Model) -> Vec<Order> {
+    let n = m.n();
+    let total: Vec<u64> = (0..n)
+        .map(|b| {
+            m.live
+                .row(b)
+                .iter()
+                .flat_map(|&(lo, hi)| lo..hi)
+                .map(|s| m.sec_total[s as usize])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let width: Vec<u64> = (0..n).map(|b| m.t_end[b] - m.t_start[b]).collect();
+    let area: Vec<u64> = (0..n).map(|b| m.size[b].saturating_mul(width[b])).collect();
+    // MiniMalloc's default preorders: WAT, TAW, TWA.
+    let keys: [[&Vec<u64>; 3]; 3] = [
+        [&width, &area, &total],
+        [&total, &area, &width],
+        [&total, &width, &area],
+    ];
+    // Twin classes: same size, alignment, live sections and fixed neighbours.
+    let mut classes: BTreeMap<TwinKey<'_>, Vec<u32>> = BTreeMap::new();
+    for b in 0..n {
+        classes
+            .entry((m.size[b], m.align[b], m.live.row(b), m.fixed.row(b)))
+            .or_default()
+            .push(b as u32);
+    }
+    keys.iter()
+        .map(|k| {
+            let mut perm: Vec<u32> = (0..n as u32).collect();
+            perm.sort_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                k[0][b]
+                    .cmp(&k[0][a])
+                    .then(k[1][b].cmp(&k[1][a]))
+                    .then(k[2][b].cmp(&k[2][a]))
+                    .then(a.cmp(&b))
+            });
+            let mut rank = vec![0u32; n];
+            for (r, &b) in perm.iter().enumerate() {
+                rank[b as usize] = r as u32;
+            }
+            let mut twin_prev = vec![u32::MAX; n];
+            for members in classes.values() {
+                let mut g = members.clone();
+                g.sort_by_key(|&b| rank[b as usize]);
+                for w in g.windows(2) {
+                    twin_prev[w[1] as usize] = w[0];
+                }
+            }
+            Order { rank, twin_prev }
+        })
+        .collect()
+}
+
+/// Lowest-fit greedy: buffers in the order given, each at the lowest aligned offset
+/// clear of placed co-live buffers and fixed blocks. Returns movable offsets.
+fn greedy(m: &Model, seq: &[u32]) -> Vec<u64> {
+    let mut off = vec![NONE; m.n()];
+    let mut taken: Vec<(u64, u64)> = Vec::new();
+    for &b in seq {
+        let b = b as usize;
+        taken.clear();
+        taken.extend(m.fixed.row(b).iter().copied());
+        for &q in m.adj.row(b) {
+            let o = off[q as usize];
+            if o != NONE {
+                taken.push((o, o + m.size[q as usize]));
+            }
+        }
+        taken.sort_unstable();
+        let (a, size) = (m.align[b], m.size[b]);
+        let mut y = 0u64;
+        for &(lo, hi) in &taken {
+            if hi <= y {
+                continue;
+            }
+            if lo >= y + size {
+                break;
+            }
+            y = hi.next_multiple_of(a);
+        }
+        off[b] = y;
+    }
+    off
+}
+
+fn initial_plan(problem: &Problem, m: &Model, orders: &[Order], opts: &Options) -> Vec<u64> {
+    let mut best = super::portfolio::plan(problem, opts).offsets;
+    if crate::check::check_offsets(&Problem::new(problem.buffers.clone()), &best).is_err() {
+        best = super::naive::plan(problem);
+    }
+    let mut best_peak = peak(problem, &best);
+    let n = m.n();
+    let mut seqs: Vec<Vec<u32>> = orders
+        .iter()
+        .map(|o| {
+            let mut s: Vec<u32> = (0..n as u32).collect();
+            s.sort_by_key(|&b| o.rank[b as usize]);
+            s
+        })
+        .collect();
+    let mut by_size: Vec<u32> = (0..n as u32).collect();
+    by_size.sort_by_key(|&b| {
+        (
+            std::cmp::Reverse(m.size[b as usize]),
+            std::cmp::Reverse(m.ticks[b as usize]),
+            b,
+        )
+    });
+    seqs.push(by_size);
+    for s in &seqs {
+        let cand = solution(problem, m, &greedy(m, s));
+        let p = peak(problem, &cand);
+        if p < best_peak {
+            best = cand;
+            best_peak = p;
+        }
+    }
+    best
 }

@@ -1,0 +1,88 @@
+//! Conformance against the real MLIR 22 tools, through the shared checkers in `../shared/mlir`:
+//!
+//! * `corpus/check_roundtrip.sh`: every upstream corpus case printed by memplan is accepted by
+//!   `mlir-opt-22` and normalises to the same module as the original; every invalid case is
+//!   rejected with a `line:col` and no panic;
+//! * `examples/check_merge_alloc.sh`: every executable example rewritten by `--merge-alloc`
+//!   verifies, prints the same values under `mlir-runner-22` and fits the expected arena bytes.
+//!
+//! Both need `mlir-22-tools`; without them the tests skip, unless `MEMPLAN_REQUIRE_MLIR=1`.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use support::oracle;
+
+/// The shared data directory: `$SHARED_DIR`, else `../shared` beside the repository.
+fn shared_dir() -> Option<PathBuf> {
+    if let Ok(dir) = std::env::var("SHARED_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    beside.join("mlir").is_dir().then_some(beside)
+}
+
+/// Runs one shared checker script with memplan's binary and asserts it passes.
+fn run_checker(test: &str, script: &str, arg: &str) {
+    if !oracle::require_tools(test) {
+        return;
+    }
+    let Some(shared) = shared_dir() else {
+        assert!(
+            std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() != Ok("1"),
+            "{test}: ../shared not found beside the repository (set SHARED_DIR)"
+        );
+        eprintln!("{test}: skipped, ../shared not found");
+        return;
+    };
+    let script = shared.join(script);
+    let target = shared.join(arg);
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(&target)
+        .env("MEMPLAN", env!("CARGO_BIN_EXE_memplan"))
+        .env("JOBS", std::env::var("JOBS").unwrap_or_else(|_| "2".into()))
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let failures: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
+    let summary = stdout.lines().last().unwrap_or("");
+    eprintln!("{test}: {summary}");
+    assert!(
+        out.status.success(),
+        "{test}: {} failed\n{}\n{}\nstderr: {}",
+        script.display(),
+        failures.join("\n"),
+        summary,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn corpus_roundtrip_cases() {
+    run_checker(
+        "corpus_roundtrip_cases",
+        "mlir/corpus/check_roundtrip.sh",
+        "mlir/corpus/cases",
+    );
+}
+
+#[test]
+fn corpus_invalid_cases() {
+    run_checker(
+        "corpus_invalid_cases",
+        "mlir/corpus/check_roundtrip.sh",
+        "mlir/corpus/invalid",
+    );
+}
+
+#[test]
+fn merge_alloc_examples_execute() {
+    run_checker(
+        "merge_alloc_examples_execute",
+        "mlir/examples/check_merge_alloc.sh",
+        "mlir/examples",
+    );
+}

@@ -1,0 +1,131 @@
+//! The execution oracle of issue 5: lower a memref-level program with the real MLIR 22 tools and
+//! run its `@main`, so that two programs can be compared by what they print.
+//!
+//! The commands are exactly those of `shared/mlir/examples/README.md` (`mlir-opt-22
+//! --convert-bufferization-to-memref --test-lower-to-llvm | mlir-runner-22 -e main ...`), with
+//! heap addresses in the printed memref descriptors normalised to `ADDR`, each step bounded by a
+//! timeout (a heap corrupted by a wrong merge can hang) and `LLVM_DISABLE_SYMBOLIZATION=1` so a
+//! crash aborts at once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Name of the reference `mlir-opt`.
+pub const MLIR_OPT: &str = "mlir-opt-22";
+/// Name of the reference `mlir-runner`.
+pub const MLIR_RUNNER: &str = "mlir-runner-22";
+
+/// True when both MLIR 22 tools can be started.
+pub fn tools_available() -> bool {
+    [MLIR_OPT, MLIR_RUNNER].iter().all(|t| {
+        Command::new(t)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok()
+    })
+}
+
+/// Decides whether an oracle test runs: `true` = go on. Without the tools the test fails when
+/// `MEMPLAN_REQUIRE_MLIR=1` (CI) and is skipped with a note otherwise.
+pub fn require_tools(test: &str) -> bool {
+    if tools_available() {
+        return true;
+    }
+    if std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1") {
+        panic!("{test}: {MLIR_OPT} / {MLIR_RUNNER} not found but MEMPLAN_REQUIRE_MLIR=1");
+    }
+    eprintln!("{test}: skipped, {MLIR_OPT} / {MLIR_RUNNER} not found (set MEMPLAN_REQUIRE_MLIR=1 to make this an error)");
+    false
+}
+
+/// Directory holding `libmlir_runner_utils.so*` (env `MLIR_LIB_DIR`, else `/usr/lib/llvm-22/lib`).
+fn lib_dir() -> PathBuf {
+    std::env::var_os("MLIR_LIB_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-22/lib"))
+}
+
+/// Path of the newest-looking `NAME.so*` in the library directory.
+fn shared_lib(name: &str) -> PathBuf {
+    let dir = lib_dir();
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(&format!("{name}.so")))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+        .pop()
+        .unwrap_or_else(|| dir.join(format!("{name}.so")))
+}
+
+/// Seconds each oracle step may take (env `ORACLE_TIMEOUT`, default 20).
+fn timeout_s() -> String {
+    std::env::var("ORACLE_TIMEOUT").unwrap_or_else(|_| "20".into())
+}
+
+/// Runs `mlir-opt-22 FILE` (parse + verify); `Err` carries its diagnostics.
+pub fn verify(file: &Path) -> Result<(), String> {
+    let out = Command::new("timeout")
+        .arg(timeout_s())
+        .arg(MLIR_OPT)
+        .arg(file)
+        .arg("-o")
+        .arg("/dev/null")
+        .output()
+        .map_err(|e| format!("cannot start {MLIR_OPT}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// Lowers and runs `FILE`'s `@main`; returns its normalised stdout, or the reason it failed.
+pub fn run(file: &Path) -> Result<String, String> {
+    let t = timeout_s();
+    let script = r#"set -o pipefail
+timeout "$T" "$OPT" "$1" --convert-bufferization-to-memref --test-lower-to-llvm \
+ | timeout -s KILL "$T" "$RUNNER" -e main -entry-point-result=void -shared-libs="$L1,$L2" \
+ | sed -E 's/base@ = 0x[0-9a-f]+/base@ = ADDR/'"#;
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg("oracle")
+        .arg(file)
+        .env("T", &t)
+        .env("OPT", MLIR_OPT)
+        .env("RUNNER", MLIR_RUNNER)
+        .env("L1", shared_lib("libmlir_runner_utils"))
+        .env("L2", shared_lib("libmlir_c_runner_utils"))
+        .env("LLVM_DISABLE_SYMBOLIZATION", "1")
+        .output()
+        .map_err(|e| format!("cannot start bash: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first: Vec<&str> = err.lines().take(6).collect();
+        Err(format!(
+            "oracle failed (exit {:?}): {}",
+            out.status.code(),
+            first.join(" | ")
+        ))
+    }
+}
+
+/// A scratch directory under the system temp dir, unique per process and `tag`.
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("memplan-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create scratch dir");
+    d
+}

@@ -1,0 +1,103 @@
+//! Dev tool (not part of the library): runs `--algo exact` on MiniMalloc-style CSV
+//! files (`id,lower,upper,size[,alignment][,offset]`) and prints one table row each.
+//!
+//! `cargo run --release -p memplan-core --example exact_bench -- [--time SECS] [--runs K] FILE...`
+
+use std::time::{Duration, Instant};
+
+use memplan_core::{check_offsets, plan, Algorithm, Buffer, Options, Problem};
+
+fn read_csv(path: &str) -> Result<Problem, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let (lo, up, sz) = (col("lower"), col("upper"), col("size"));
+    let (Some(lo), Some(up), Some(sz)) = (lo, up, sz) else {
+        return Err("missing lower/upper/size".into());
+    };
+    let (al, of) = (col("alignment"), col("offset"));
+    let mut bufs = Vec::new();
+    for l in lines.filter(|l| !l.trim().is_empty()) {
+        let f: Vec<u64> = l
+            .split(',')
+            .map(|x| x.trim().parse::<u64>().map_err(|e| format!("{l}: {e}")))
+            .collect::<Result<_, _>>()?;
+        let mut b = Buffer::new(f[sz], f[lo], f[up]);
+        if let Some(a) = al {
+            b = b.with_align(f[a].max(1));
+        }
+        if let Some(o) = of {
+            b = b.fixed_at(f[o]);
+        }
+        bufs.push(b);
+    }
+    Ok(Problem::new(bufs))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut time = 10.0f64;
+    let mut runs = 1usize;
+    let mut files = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--time" => {
+                time = args[i + 1].parse().unwrap_or(10.0);
+                i += 1;
+            }
+            "--runs" => {
+                runs = args[i + 1].parse().unwrap_or(1);
+                i += 1;
+            }
+            f => files.push(f.to_string()),
+        }
+        i += 1;
+    }
+    println!("| instance | n | LB | peak | peak/LB | proved | stop | nodes | median s |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for f in files {
+        let p = match read_csv(&f) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("{f}: {e}");
+                continue;
+            }
+        };
+        let lb = memplan_core::bounds::max_load(&p);
+        let mut opts = Options::with_algorithm(Algorithm::Exact);
+        opts.time_limit = Some(Duration::from_secs_f64(time));
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..runs {
+            let t = Instant::now();
+            let r = plan(&p, &opts);
+            times.push(t.elapsed().as_secs_f64());
+            last = Some(r);
+        }
+        times.sort_by(f64::total_cmp);
+        let Some(Ok(r)) = last else {
+            println!("| {f} | error |");
+            continue;
+        };
+        let ok = check_offsets(&p, &r.offsets).is_ok();
+        let name = f.rsplit('/').next().unwrap_or(&f);
+        println!(
+            "| {name} | {} | {lb} | {} | {:.4} | {} | {:?}{} | {} | {:.2} |",
+            p.len(),
+            r.peak(),
+            r.peak() as f64 / lb.max(1) as f64,
+            r.optimal,
+            r.stop_reason,
+            if ok { "" } else { " CHECK FAILED" },
+            r.stats.nodes,
+            times[times.len() / 2]
+        );
+    }
+}

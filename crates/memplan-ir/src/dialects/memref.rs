@@ -1,0 +1,2516 @@
+//! The `memref` dialect's custom forms and verifiers (mlir/include/mlir/Dialect/MemRef/IR/
+//! MemRefOps.td, mlir/lib/Dialect/MemRef/IR/MemRefOps.cpp). memplan's planner reads
+//! `alloc`/`dealloc`/`view`/`subview` and its merge-alloc pass writes `alloc` + `view`
+//! (seed: "compile-time memory planning", ARCHITECTURE.md memplan-ir), so these ops must
+//! round-trip exactly: every property an assembly format implies (`operandSegmentSizes`,
+//! `static_offsets`, ...) is set by the parser, and the printer writes the same text as
+//! mlir-opt-22, falling back to the generic form when an op lacks the custom form's shape.
+//!
+//! ```text
+//! %a = memref.alloc(%n)[%s] {alignment = 64} : memref<?xf32, affine_map<..>>
+//! %v = memref.view %buf[%shift][%n] : memref<2048xi8> to memref<?xf32>
+//! %s = memref.subview %a[0, %i] [4, 4] [1, 1] : memref<8x8xf32> to memref<4x4xf32, strided<[8, 1], offset: ?>>
+//! %x = memref.load %a[%i] : memref<?xf32>      memref.store %x, %a[%i] : memref<?xf32>
+//! ```
+//!
+//! The first section holds small helpers shared by the other dialect files of this group
+//! (`scf`, `cf`, `affine`, `bufferization`).
+
+use crate::attrs::{Attribute, Dict};
+use crate::ir::{Module, OpId, OperationState, RegionId, ValueId};
+use crate::lexer::Tok;
+use crate::parser::{Delimiter, PResult, Parser, UnresolvedOperand};
+use crate::printer::Printer;
+use crate::registry::{traits, OpDef, Registry};
+use crate::types::{Type, TypeKind, DYNAMIC};
+use crate::AffineMap;
+
+// ===================== shared helpers =====================
+
+/// Properties then discardable attributes of `op`, merged (the custom forms print both in
+/// one `{...}`; mlir-opt moves inherent names back into properties).
+pub(crate) fn all_attrs(m: &Module, op: OpId) -> Dict {
+    let d = m.op(op);
+    let mut all = d.props.clone();
+    for n in d.attrs.iter() {
+        all.set(n.name.clone(), n.value.clone());
+    }
+    all
+}
+
+/// Prints ` {...}` with every property and attribute of `op` except `elided`.
+pub(crate) fn print_attrs(p: &mut Printer<'_>, op: OpId, elided: &[&str]) {
+    let all = all_attrs(p.module(), op);
+    p.print_optional_attr_dict(&all, elided);
+}
+
+/// Prints ` attributes {...}` with every property and attribute except `elided`.
+pub(crate) fn print_attrs_kw(p: &mut Printer<'_>, op: OpId, elided: &[&str]) {
+    let all = all_attrs(p.module(), op);
+    p.print_optional_attr_dict_with_keyword(&all, elided);
+}
+
+/// A property (or, for ops built in generic form without properties, an attribute).
+pub(crate) fn prop<'m>(m: &'m Module, op: OpId, name: &str) -> Option<&'m Attribute> {
+    let d = m.op(op);
+    d.props.get(name).or_else(|| d.attrs.get(name))
+}
+
+/// True if the unit/bool property `name` is set.
+pub(crate) fn flag(m: &Module, op: OpId, name: &str) -> bool {
+    matches!(
+        prop(m, op, name),
+        Some(Attribute::Unit | Attribute::Bool(true))
+    )
+}
+
+/// Integer elements of a dense-array property.
+pub(crate) fn int_array(m: &Module, op: OpId, name: &str) -> Option<Vec<i64>> {
+    prop(m, op, name)
+        .and_then(|a| a.as_int_array())
+        .map(<[i64]>::to_vec)
+}
+
+/// Sets `operandSegmentSizes`.
+pub(crate) fn set_segments(st: &mut OperationState, sizes: &[usize]) {
+    let v: Vec<i64> = sizes.iter().map(|&s| s as i64).collect();
+    st.props
+        .set("operandSegmentSizes", Attribute::i32_array(&v));
+}
+
+/// Splits the operands of `op` by its `operandSegmentSizes` (which must have `n` entries
+/// summing to the operand count).
+pub(crate) fn segments(m: &Module, op: OpId, n: usize) -> Option<Vec<Vec<ValueId>>> {
+    let sizes = int_array(m, op, "operandSegmentSizes")?;
+    let ops = m.operands(op);
+    if sizes.len() != n || sizes.iter().any(|&s| s < 0) {
+        return None;
+    }
+    if sizes.iter().sum::<i64>() != ops.len() as i64 {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    for s in sizes {
+        out.push(ops[at..at + s as usize].to_vec());
+        at += s as usize;
+    }
+    Some(out)
+}
+
+/// Like [`segments`] but verifier-friendly: an error message when the property is off.
+pub(crate) fn segments_checked(
+    m: &Module,
+    op: OpId,
+    n: usize,
+) -> Result<Vec<Vec<ValueId>>, String> {
+    segments(m, op, n).ok_or_else(|| {
+        format!(
+            "operandSegmentSizes must have {n} non-negative entries summing to the operand count"
+        )
+    })
+}
+
+/// Inserts the implicit terminator `name` (no operands) into the single block of `r`
+/// when it is missing, creating the block if the region is empty (MLIR's
+/// `SingleBlockImplicitTerminator::ensureTerminator`).
+pub(crate) fn ensure_terminator(p: &mut Parser<'_>, r: RegionId, name: &str) {
+    let has_terminator = {
+        let m = p.module();
+        m.region_blocks(r)
+            .last()
+            .and_then(|&b| m.last_op(b))
+            .is_some_and(|o| p.registry().has_trait(&m.op(o).name, traits::TERMINATOR))
+    };
+    if has_terminator {
+        return;
+    }
+    let m = p.module_mut();
+    let b = match m.region_blocks(r).last() {
+        Some(&b) => b,
+        None => {
+            let b = m.create_block();
+            m.append_block(r, b);
+            b
+        }
+    };
+    let t = m.create_op(OperationState::new(name));
+    m.append_op(b, t);
+}
+
+/// True if the terminators of `r` can be left out of the custom form: every block ends
+/// in a plain `name` op with no operands, results or attributes (the parser re-creates it).
+pub(crate) fn terminators_elidable(m: &Module, r: RegionId, name: &str) -> bool {
+    m.region_blocks(r).iter().all(|&b| match m.last_op(b) {
+        Some(t) => {
+            let d = m.op(t);
+            d.name == name
+                && m.operands(t).is_empty()
+                && m.results(t).is_empty()
+                && d.attrs.is_empty()
+                && d.props.is_empty()
+                && matches!(d.loc, crate::Location::Unknown)
+        }
+        None => false,
+    })
+}
+
+/// Region has exactly one block (what most structured ops need for their custom form).
+pub(crate) fn single_block(m: &Module, r: RegionId) -> Option<crate::BlockId> {
+    match m.region_blocks(r) {
+        [b] => Some(*b),
+        _ => None,
+    }
+}
+
+/// Parts of a ranked memref type.
+pub(crate) struct MemRefParts<'t> {
+    /// Sizes.
+    pub shape: &'t [i64],
+    /// Element type.
+    pub elem: &'t Type,
+    /// Layout (`None` = identity).
+    pub layout: Option<&'t Attribute>,
+}
+
+/// The parts of a ranked memref type.
+pub(crate) fn memref_parts(t: &Type) -> Option<MemRefParts<'_>> {
+    match t.kind() {
+        TypeKind::MemRef {
+            shape,
+            elem,
+            layout,
+            ..
+        } => Some(MemRefParts {
+            shape,
+            elem,
+            layout: layout.as_ref(),
+        }),
+        _ => None,
+    }
+}
+
+/// True for ranked or unranked memrefs.
+pub(crate) fn is_memref(t: &Type) -> bool {
+    matches!(
+        t.kind(),
+        TypeKind::MemRef { .. } | TypeKind::UnrankedMemRef { .. }
+    )
+}
+
+/// Memory space of a (ranked or unranked) memref, with the default `0` normalised away.
+pub(crate) fn memory_space(t: &Type) -> Option<Attribute> {
+    let s = match t.kind() {
+        TypeKind::MemRef { memory_space, .. } | TypeKind::UnrankedMemRef { memory_space, .. } => {
+            memory_space.clone()
+        }
+        _ => None,
+    };
+    match s {
+        Some(Attribute::Integer { value: 0, .. }) => None,
+        s => s,
+    }
+}
+
+/// True if a memref layout is the identity (absent, identity map, or canonical strides).
+pub(crate) fn layout_is_identity(shape: &[i64], layout: Option<&Attribute>) -> bool {
+    match layout {
+        None => true,
+        Some(Attribute::AffineMap(m)) => m.is_identity(),
+        Some(Attribute::Strided { strides, offset }) => {
+            if *offset != 0 {
+                return false;
+            }
+            let mut expect = 1i64;
+            for i in (0..shape.len()).rev() {
+                if strides.get(i) != Some(&expect) {
+                    return false;
+                }
+                if shape[i] == DYNAMIC {
+                    // Any further stride would be dynamic: only fine if it is the outermost.
+                    if i > 0 {
+                        return false;
+                    }
+                } else {
+                    expect = expect.saturating_mul(shape[i]);
+                }
+            }
+            strides.len() == shape.len()
+        }
+        Some(_) => false,
+    }
+}
+
+fn index_ty() -> Type {
+    Type::index()
+}
+
+/// Resolves operands that all have type `index`.
+pub(crate) fn resolve_indices(
+    p: &mut Parser<'_>,
+    us: &[UnresolvedOperand],
+) -> PResult<Vec<ValueId>> {
+    p.resolve_operands_same(us, &index_ty())
+}
+
+/// True if every value in `vs` has type `index`.
+pub(crate) fn all_index(m: &Module, vs: &[ValueId]) -> bool {
+    vs.iter().all(|&v| m.value_type(v).is_index())
+}
+
+/// Number of `DYNAMIC` entries.
+pub(crate) fn count_dynamic(v: &[i64]) -> usize {
+    v.iter().filter(|&&x| x == DYNAMIC).count()
+}
+
+/// Prints the types of `vs` joined by `, `.
+pub(crate) fn types_of(m: &Module, vs: &[ValueId]) -> Vec<Type> {
+    vs.iter().map(|&v| m.value_type(v).clone()).collect()
+}
+
+/// Formats a shape like `2, 2` for diagnostics.
+fn fmt_shape(s: &[i64]) -> String {
+    s.iter()
+        .map(|&d| {
+            if d == DYNAMIC {
+                "?".to_string()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+// ===================== registration =====================
+
+/// Registers `memref.*`.
+pub fn register(r: &mut Registry) {
+    let simple = |name: &'static str,
+                  parse: crate::registry::ParseFn,
+                  print: crate::registry::PrintFn,
+                  verify: Option<crate::registry::VerifyFn>,
+                  inherent: &'static [&'static str]| OpDef {
+        parse: Some(parse),
+        print: Some(print),
+        verify,
+        inherent,
+        ..OpDef::new(name)
+    };
+    r.register(simple(
+        "memref.alloc",
+        parse_alloc,
+        print_alloc,
+        Some(verify_alloc),
+        &["alignment"],
+    ));
+    r.register(simple(
+        "memref.alloca",
+        parse_alloc,
+        print_alloc,
+        Some(verify_alloc),
+        &["alignment"],
+    ));
+    r.register(simple(
+        "memref.dealloc",
+        parse_unary_void,
+        print_unary_void,
+        Some(verify_dealloc),
+        &[],
+    ));
+    r.register(simple(
+        "memref.load",
+        parse_load,
+        print_load,
+        Some(verify_load),
+        &["nontemporal", "alignment"],
+    ));
+    r.register(simple(
+        "memref.store",
+        parse_store,
+        print_store,
+        Some(verify_store),
+        &["nontemporal", "alignment"],
+    ));
+    r.register(simple(
+        "memref.view",
+        parse_view,
+        print_view,
+        Some(verify_view),
+        &[],
+    ));
+    r.register(simple(
+        "memref.subview",
+        parse_subview,
+        print_subview,
+        Some(verify_subview),
+        &["static_offsets", "static_sizes", "static_strides"],
+    ));
+    r.register(simple(
+        "memref.reinterpret_cast",
+        parse_reinterpret_cast,
+        print_reinterpret_cast,
+        Some(verify_reinterpret_cast),
+        &["static_offsets", "static_sizes", "static_strides"],
+    ));
+    for n in ["memref.cast", "memref.memory_space_cast"] {
+        r.register(simple(
+            n,
+            parse_cast_to,
+            print_cast_to,
+            Some(verify_cast),
+            &[],
+        ));
+    }
+    r.register(simple(
+        "memref.copy",
+        parse_copy,
+        print_copy,
+        Some(verify_copy),
+        &[],
+    ));
+    r.register(simple(
+        "memref.expand_shape",
+        parse_reshape_like,
+        print_reshape_like,
+        Some(verify_reshape_like),
+        &["reassociation", "static_output_shape"],
+    ));
+    r.register(simple(
+        "memref.collapse_shape",
+        parse_reshape_like,
+        print_reshape_like,
+        Some(verify_reshape_like),
+        &["reassociation"],
+    ));
+    r.register(simple(
+        "memref.transpose",
+        parse_transpose,
+        print_transpose,
+        Some(verify_transpose),
+        &["permutation"],
+    ));
+    r.register(simple("memref.dim", parse_dim, print_dim, None, &[]));
+    r.register(simple(
+        "memref.rank",
+        parse_unary_result,
+        print_unary_result,
+        None,
+        &[],
+    ));
+    r.register(simple(
+        "memref.global",
+        parse_global,
+        print_global,
+        Some(verify_global),
+        GLOBAL_INHERENT,
+    ));
+    r.register(simple(
+        "memref.get_global",
+        parse_get_global,
+        print_get_global,
+        Some(verify_get_global),
+        &["name"],
+    ));
+    for n in [
+        "memref.extract_strided_metadata",
+        "memref.extract_aligned_pointer_as_index",
+    ] {
+        r.register(simple(
+            n,
+            parse_arrow_results,
+            print_arrow_results,
+            None,
+            &[],
+        ));
+    }
+    r.register(simple(
+        "memref.assume_alignment",
+        parse_assume_alignment,
+        print_assume_alignment,
+        None,
+        &["alignment"],
+    ));
+    r.register(simple(
+        "memref.reshape",
+        parse_reshape,
+        print_reshape,
+        Some(verify_reshape),
+        &[],
+    ));
+    r.register(simple(
+        "memref.prefetch",
+        parse_prefetch,
+        print_prefetch,
+        None,
+        &["isWrite", "localityHint", "isDataCache"],
+    ));
+    r.register(simple(
+        "memref.realloc",
+        parse_realloc,
+        print_realloc,
+        None,
+        &["alignment"],
+    ));
+    r.register(simple(
+        "memref.atomic_rmw",
+        parse_atomic_rmw,
+        print_atomic_rmw,
+        Some(verify_atomic_rmw),
+        &["kind"],
+    ));
+    r.register(OpDef {
+        parse: Some(parse_dma_start),
+        print: Some(print_dma_start),
+        verify: Some(verify_dma_start),
+        ..OpDef::new("memref.dma_start")
+    });
+    r.register(OpDef {
+        parse: Some(parse_dma_wait),
+        print: Some(print_dma_wait),
+        verify: Some(verify_dma_wait),
+        ..OpDef::new("memref.dma_wait")
+    });
+    r.register(OpDef {
+        parse: Some(parse_alloca_scope),
+        print: Some(print_alloca_scope),
+        default_dialect: None,
+        ..OpDef::new("memref.alloca_scope")
+    });
+    r.register(OpDef {
+        parse: Some(parse_values_colon_types),
+        print: Some(print_values_colon_types),
+        verify: Some(verify_alloca_scope_return),
+        traits: traits::TERMINATOR,
+        ..OpDef::new("memref.alloca_scope.return")
+    });
+}
+
+const GLOBAL_INHERENT: &[&str] = &[
+    "sym_name",
+    "sym_visibility",
+    "type",
+    "initial_value",
+    "constant",
+    "alignment",
+];
+
+/// Names of `memref.atomic_rmw` / `affine.parallel` reduction kinds, by enum value.
+pub(crate) const ATOMIC_KINDS: &[&str] = &[
+    "addf", "addi", "andi", "assign", "maximumf", "maxnumf", "maxs", "maxu", "minimumf", "minnumf",
+    "mins", "minu", "mulf", "muli", "ori", "xori",
+];
+
+// ===================== common shapes =====================
+
+/// `%x attr-dict : type` (no results): dealloc.
+fn parse_unary_void(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let o = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands.push(p.resolve_operand(&o, &t)?);
+    Ok(())
+}
+
+fn print_unary_void(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    if m.operands(op).len() != 1 || !m.results(op).is_empty() {
+        return false;
+    }
+    let v = m.operands(op)[0];
+    p.write(" ");
+    p.print_operand(v);
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(v));
+    true
+}
+
+/// `%x attr-dict : type` with an index result: rank.
+fn parse_unary_result(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    parse_unary_void(p, st)?;
+    st.result_types.push(index_ty());
+    Ok(())
+}
+
+fn print_unary_result(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    if m.operands(op).len() != 1 || m.results(op).len() != 1 {
+        return false;
+    }
+    if !m.value_type(m.result(op, 0)).is_index() {
+        return false;
+    }
+    let v = m.operands(op)[0];
+    p.write(" ");
+    p.print_operand(v);
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(v));
+    true
+}
+
+/// `%x attr-dict : T to U`: cast, memory_space_cast.
+fn parse_cast_to(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let o = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let r = p.parse_type()?;
+    st.operands.push(p.resolve_operand(&o, &t)?);
+    st.result_types.push(r);
+    Ok(())
+}
+
+/// Prints `%x attr-dict : T to U` for one-operand, one-result ops.
+pub(crate) fn print_cast_to(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    if m.operands(op).len() != 1 || m.results(op).len() != 1 {
+        return false;
+    }
+    let v = m.operands(op)[0];
+    p.write(" ");
+    p.print_operand(v);
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(v));
+    p.write(" to ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+/// `%x : T -> R1, R2` with results after the arrow: extract_strided_metadata.
+fn parse_arrow_results(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let o = p.parse_operand()?;
+    let t = p.parse_colon_type()?;
+    p.parse_arrow()?;
+    st.result_types = p.parse_type_list()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    st.operands.push(p.resolve_operand(&o, &t)?);
+    Ok(())
+}
+
+fn print_arrow_results(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    if m.operands(op).len() != 1 || m.results(op).is_empty() {
+        return false;
+    }
+    let v = m.operands(op)[0];
+    p.write(" ");
+    p.print_operand(v);
+    p.write(" : ");
+    p.print_type(m.value_type(v));
+    p.write(" -> ");
+    p.print_value_types(m.results(op));
+    print_attrs(p, op, &[]);
+    true
+}
+
+/// `attr-dict ($values^ : types)?`: terminators like `alloca_scope.return`, `scf.yield`.
+pub(crate) fn parse_values_colon_types(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let at = p.current_span();
+    let ops = p.parse_operand_list()?;
+    if !ops.is_empty() {
+        let tys = p.parse_colon_type_list()?;
+        st.operands = p.resolve_operands(&ops, &tys, at)?;
+    }
+    Ok(())
+}
+
+/// Prints `attr-dict ($values^ : types)?`.
+pub(crate) fn print_values_colon_types(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    if !m.results(op).is_empty() || !m.regions(op).is_empty() || !m.op(op).successors.is_empty() {
+        return false;
+    }
+    print_attrs(p, op, &[]);
+    let ops = m.operands(op);
+    if !ops.is_empty() {
+        p.write(" ");
+        p.print_operands(ops);
+        p.write(" : ");
+        p.print_value_types(ops);
+    }
+    true
+}
+
+// ===================== alloc / alloca / dealloc / realloc =====================
+
+fn parse_alloc(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let dyns = p.parse_operand_list_delimited(Delimiter::Paren)?;
+    let syms = p.parse_operand_list_delimited(Delimiter::OptionalSquare)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands = resolve_indices(p, &dyns)?;
+    st.operands.extend(resolve_indices(p, &syms)?);
+    set_segments(st, &[dyns.len(), syms.len()]);
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn print_alloc(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let Some(seg) = segments(m, op, 2) else {
+        return false;
+    };
+    if m.results(op).len() != 1 {
+        return false;
+    }
+    p.write("(");
+    p.print_operands(&seg[0]);
+    p.write(")");
+    if !seg[1].is_empty() {
+        p.write("[");
+        p.print_operands(&seg[1]);
+        p.write("]");
+    }
+    print_attrs(p, op, &["operandSegmentSizes"]);
+    p.write(" : ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+fn verify_alloc(m: &Module, op: OpId) -> Result<(), String> {
+    super::bufferization::check_escape_attr(m, op, false)?;
+    let seg = segments_checked(m, op, 2)?;
+    if m.results(op).len() != 1 {
+        return Err("requires one result".into());
+    }
+    let t = m.value_type(m.result(op, 0));
+    let Some(mp) = memref_parts(t) else {
+        return Err(format!(
+            "result #0 must be memref of any type values, but got '{t}'"
+        ));
+    };
+    if !all_index(m, m.operands(op)) {
+        return Err("operands must be of index type".into());
+    }
+    let ndyn = count_dynamic(mp.shape);
+    if seg[0].len() != ndyn {
+        return Err(format!(
+            "dimension operand count does not equal memref dynamic dimension count ({} vs {ndyn})",
+            seg[0].len()
+        ));
+    }
+    let nsyms = match mp.layout {
+        Some(Attribute::AffineMap(am)) => am.num_symbols as usize,
+        Some(Attribute::Strided { strides, offset }) => {
+            count_dynamic(strides) + usize::from(*offset == DYNAMIC)
+        }
+        _ => 0,
+    };
+    if seg[1].len() != nsyms {
+        return Err("symbol operand count does not equal memref symbol count".into());
+    }
+    if let Some(a) = prop(m, op, "alignment") {
+        match a.as_int() {
+            Some(v) if v > 0 && (v & (v - 1)) == 0 => {}
+            _ => {
+                return Err(
+                    "attribute 'alignment' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive and whose value is a power of two > 0".into(),
+                )
+            }
+        }
+    }
+    Ok(())
+}
+
+fn verify_dealloc(m: &Module, op: OpId) -> Result<(), String> {
+    match m.operands(op) {
+        [v] if is_memref(m.value_type(*v)) => Ok(()),
+        [v] => Err(format!(
+            "operand #0 must be unranked.memref of any type values or memref of any type values, but got '{}'",
+            m.value_type(*v)
+        )),
+        _ => Err("requires exactly one operand".into()),
+    }
+}
+
+fn parse_realloc(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let src = p.parse_operand()?;
+    let size = p.parse_operand_list_delimited(Delimiter::OptionalParen)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let r = p.parse_type()?;
+    st.operands.push(p.resolve_operand(&src, &t)?);
+    st.operands.extend(resolve_indices(p, &size)?);
+    st.result_types.push(r);
+    Ok(())
+}
+
+fn print_realloc(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.is_empty() || ops.len() > 2 || m.results(op).len() != 1 {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(ops[0]);
+    if ops.len() == 2 {
+        p.write("(");
+        p.print_operand(ops[1]);
+        p.write(")");
+    }
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(ops[0]));
+    p.write(" to ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+// ===================== load / store / atomic_rmw / prefetch =====================
+
+fn parse_load(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let mref = p.parse_operand()?;
+    let idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let at = p.current_span();
+    let t = p.parse_colon_type()?;
+    let Some(elem) = t.element_type().cloned() else {
+        return Err(crate::Diagnostic::new(at, "expected a memref type"));
+    };
+    st.operands.push(p.resolve_operand(&mref, &t)?);
+    st.operands.extend(resolve_indices(p, &idx)?);
+    st.result_types.push(elem);
+    Ok(())
+}
+
+fn print_load(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.is_empty() || m.results(op).len() != 1 {
+        return false;
+    }
+    let t = m.value_type(ops[0]);
+    if t.element_type() != Some(m.value_type(m.result(op, 0))) || !all_index(m, &ops[1..]) {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write("[");
+    p.print_operands(&ops[1..]);
+    p.write("]");
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(t);
+    true
+}
+
+fn check_indices(m: &Module, t: &Type, idx: &[ValueId], what: &str) -> Result<(), String> {
+    let Some(mp) = memref_parts(t) else {
+        return Err(format!("expects a ranked memref, got '{t}'"));
+    };
+    if mp.shape.len() != idx.len() {
+        return Err(format!(
+            "incorrect number of indices for {what}, expected {} but got {}",
+            mp.shape.len(),
+            idx.len()
+        ));
+    }
+    if !all_index(m, idx) {
+        return Err("indices must be of index type".into());
+    }
+    Ok(())
+}
+
+fn verify_load(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.is_empty() || m.results(op).len() != 1 {
+        return Err("expects a memref operand and one result".into());
+    }
+    let t = m.value_type(ops[0]);
+    check_indices(m, t, &ops[1..], "load")?;
+    let r = m.value_type(m.result(op, 0));
+    if t.element_type() != Some(r) {
+        return Err(format!(
+            "result type '{r}' does not match the element type of '{t}'"
+        ));
+    }
+    Ok(())
+}
+
+fn parse_store(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let val = p.parse_operand()?;
+    p.parse_comma()?;
+    let mref = p.parse_operand()?;
+    let idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let at = p.current_span();
+    let t = p.parse_colon_type()?;
+    let Some(elem) = t.element_type().cloned() else {
+        return Err(crate::Diagnostic::new(at, "expected a memref type"));
+    };
+    st.operands.push(p.resolve_operand(&val, &elem)?);
+    st.operands.push(p.resolve_operand(&mref, &t)?);
+    st.operands.extend(resolve_indices(p, &idx)?);
+    Ok(())
+}
+
+fn print_store(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.len() < 2 || !m.results(op).is_empty() {
+        return false;
+    }
+    let t = m.value_type(ops[1]);
+    if t.element_type() != Some(m.value_type(ops[0])) || !all_index(m, &ops[2..]) {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write(", ");
+    p.print_operand(ops[1]);
+    p.write("[");
+    p.print_operands(&ops[2..]);
+    p.write("]");
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(t);
+    true
+}
+
+fn verify_store(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.len() < 2 {
+        return Err("expects a value and a memref operand".into());
+    }
+    let t = m.value_type(ops[1]);
+    check_indices(m, t, &ops[2..], "store")?;
+    let v = m.value_type(ops[0]);
+    if t.element_type() != Some(v) {
+        return Err(format!(
+            "value type '{v}' does not match the element type of '{t}'"
+        ));
+    }
+    Ok(())
+}
+
+fn parse_atomic_rmw(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let at = p.current_span();
+    let kw = p.parse_keyword_any("atomic kind")?;
+    let Some(k) = ATOMIC_KINDS.iter().position(|&n| n == kw) else {
+        return Err(crate::Diagnostic::new(
+            at,
+            format!("invalid kind '{kw}' for memref.atomic_rmw"),
+        ));
+    };
+    st.props
+        .set("kind", Attribute::int(k as i128, Type::int(64)));
+    let val = p.parse_operand()?;
+    p.parse_comma()?;
+    let mref = p.parse_operand()?;
+    let idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let (ins, outs) = p.parse_function_type()?;
+    if ins.len() != 2 || outs.len() != 1 {
+        return Err(p.error_here("expected (value type, memref type) -> result type"));
+    }
+    st.operands.push(p.resolve_operand(&val, &ins[0])?);
+    st.operands.push(p.resolve_operand(&mref, &ins[1])?);
+    st.operands.extend(resolve_indices(p, &idx)?);
+    st.result_types = outs;
+    Ok(())
+}
+
+fn print_atomic_rmw(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.len() < 2 || m.results(op).len() != 1 || !all_index(m, &ops[2..]) {
+        return false;
+    }
+    let Some(kind) = prop(m, op, "kind")
+        .and_then(|a| a.as_int())
+        .and_then(|k| ATOMIC_KINDS.get(usize::try_from(k).ok()?))
+    else {
+        return false;
+    };
+    p.write(" ");
+    p.write(kind);
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write(", ");
+    p.print_operand(ops[1]);
+    p.write("[");
+    p.print_operands(&ops[2..]);
+    p.write("]");
+    print_attrs(p, op, &["kind"]);
+    p.write(" : (");
+    p.print_value_types(&ops[..2]);
+    p.write(") -> ");
+    p.print_value_types(m.results(op));
+    true
+}
+
+fn verify_atomic_rmw(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.len() < 2 {
+        return Err("expects a value and a memref operand".into());
+    }
+    let t = m.value_type(ops[1]);
+    check_indices(m, t, &ops[2..], "atomic_rmw")?;
+    if t.element_type() != Some(m.value_type(ops[0])) {
+        return Err("value type must match the memref element type".into());
+    }
+    Ok(())
+}
+
+fn parse_prefetch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let mref = p.parse_operand()?;
+    let idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_comma()?;
+    let at = p.current_span();
+    let rw = p.parse_keyword_any("'read' or 'write'")?;
+    if rw != "read" && rw != "write" {
+        return Err(crate::Diagnostic::new(
+            at,
+            "rw specifier has to be 'read' or 'write'",
+        ));
+    }
+    p.parse_comma()?;
+    p.parse_keyword("locality")?;
+    p.parse_less()?;
+    let loc = p.parse_integer()?;
+    p.parse_greater()?;
+    p.parse_comma()?;
+    let at = p.current_span();
+    let cache = p.parse_keyword_any("'data' or 'instr'")?;
+    if cache != "data" && cache != "instr" {
+        return Err(crate::Diagnostic::new(
+            at,
+            "cache type has to be 'data' or 'instr'",
+        ));
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands.push(p.resolve_operand(&mref, &t)?);
+    st.operands.extend(resolve_indices(p, &idx)?);
+    st.props.set("isWrite", Attribute::Bool(rw == "write"));
+    st.props
+        .set("localityHint", Attribute::int(loc.into(), Type::int(32)));
+    st.props
+        .set("isDataCache", Attribute::Bool(cache == "data"));
+    Ok(())
+}
+
+fn print_prefetch(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.is_empty() || !m.results(op).is_empty() || !all_index(m, &ops[1..]) {
+        return false;
+    }
+    let (Some(w), Some(l), Some(c)) = (
+        prop(m, op, "isWrite").and_then(|a| a.as_int()),
+        prop(m, op, "localityHint").and_then(|a| a.as_int()),
+        prop(m, op, "isDataCache").and_then(|a| a.as_int()),
+    ) else {
+        return false;
+    };
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write("[");
+    p.print_operands(&ops[1..]);
+    p.write("]");
+    let rw = if w != 0 { "write" } else { "read" };
+    let cache = if c != 0 { "data" } else { "instr" };
+    p.write(&format!(", {rw}, locality<{l}>, {cache}"));
+    print_attrs(p, op, &["isWrite", "localityHint", "isDataCache"]);
+    p.write(" : ");
+    p.print_type(m.value_type(ops[0]));
+    true
+}
+
+// ===================== view / subview / reinterpret_cast =====================
+
+fn parse_view(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let src = p.parse_operand()?;
+    let shift = p.parse_operand_list_delimited(Delimiter::Square)?;
+    let sizes = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let at = p.current_span();
+    let t = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let r = p.parse_type()?;
+    if shift.len() != 1 {
+        return Err(crate::Diagnostic::new(
+            at,
+            "expects one operand for the byte shift",
+        ));
+    }
+    st.operands.push(p.resolve_operand(&src, &t)?);
+    st.operands.extend(resolve_indices(p, &shift)?);
+    st.operands.extend(resolve_indices(p, &sizes)?);
+    st.result_types.push(r);
+    Ok(())
+}
+
+fn print_view(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.len() < 2 || m.results(op).len() != 1 || !all_index(m, &ops[1..]) {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write("[");
+    p.print_operand(ops[1]);
+    p.write("][");
+    p.print_operands(&ops[2..]);
+    p.write("]");
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(ops[0]));
+    p.write(" to ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+fn verify_view(m: &Module, op: OpId) -> Result<(), String> {
+    super::bufferization::check_escape_attr(m, op, false)?;
+    let ops = m.operands(op);
+    if ops.len() < 2 || m.results(op).len() != 1 {
+        return Err("expects a source, a byte shift and one result".into());
+    }
+    let st = m.value_type(ops[0]);
+    let ok_src = memref_parts(st).is_some_and(|mp| mp.shape.len() == 1 && *mp.elem == Type::int(8));
+    if !ok_src {
+        return Err(format!(
+            "operand #0 must be 1D memref of 8-bit signless integer values, but got '{st}'"
+        ));
+    }
+    let mp = memref_parts(st).expect("checked above");
+    if !layout_is_identity(mp.shape, mp.layout) {
+        return Err(format!("unsupported map for base memref type {st}"));
+    }
+    if !all_index(m, &ops[1..]) {
+        return Err("byte shift and sizes must be of index type".into());
+    }
+    let rt = m.value_type(m.result(op, 0));
+    let Some(rp) = memref_parts(rt) else {
+        return Err(format!(
+            "result #0 must be memref of any type values, but got '{rt}'"
+        ));
+    };
+    if !layout_is_identity(rp.shape, rp.layout) {
+        return Err(format!("unsupported map for result memref type {rt}"));
+    }
+    if memory_space(st) != memory_space(rt) {
+        return Err(format!(
+            "different memory spaces specified for base memref type {st} and view memref type {rt}"
+        ));
+    }
+    let ndyn = count_dynamic(rp.shape);
+    if ops.len() - 2 != ndyn {
+        return Err(format!("incorrect number of size operands for type {rt}"));
+    }
+    Ok(())
+}
+
+/// Parses the three `[...]` lists of subview-like ops, with `sep` between them
+/// (`""` for subview; reinterpret_cast uses keywords and is parsed separately).
+fn parse_offsets_sizes_strides(
+    p: &mut Parser<'_>,
+    dyn_ops: &mut [Vec<UnresolvedOperand>; 3],
+) -> PResult<[Vec<i64>; 3]> {
+    let a = p.parse_dynamic_index_list(&mut dyn_ops[0], Delimiter::Square)?;
+    let b = p.parse_dynamic_index_list(&mut dyn_ops[1], Delimiter::Square)?;
+    let c = p.parse_dynamic_index_list(&mut dyn_ops[2], Delimiter::Square)?;
+    Ok([a, b, c])
+}
+
+fn set_static_lists(st: &mut OperationState, s: &[Vec<i64>; 3]) {
+    st.props.set("static_offsets", Attribute::i64_array(&s[0]));
+    st.props.set("static_sizes", Attribute::i64_array(&s[1]));
+    st.props.set("static_strides", Attribute::i64_array(&s[2]));
+}
+
+fn parse_subview(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let src = p.parse_operand()?;
+    let mut dyns: [Vec<UnresolvedOperand>; 3] = Default::default();
+    let s = parse_offsets_sizes_strides(p, &mut dyns)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let r = p.parse_type()?;
+    st.operands.push(p.resolve_operand(&src, &t)?);
+    for d in &dyns {
+        st.operands.extend(resolve_indices(p, d)?);
+    }
+    set_segments(st, &[1, dyns[0].len(), dyns[1].len(), dyns[2].len()]);
+    set_static_lists(st, &s);
+    st.result_types.push(r);
+    Ok(())
+}
+
+/// Reads `static_offsets/sizes/strides` and checks them against the dynamic operand segments.
+fn static_lists(m: &Module, op: OpId, seg: &[Vec<ValueId>]) -> Option<[Vec<i64>; 3]> {
+    let o = int_array(m, op, "static_offsets")?;
+    let s = int_array(m, op, "static_sizes")?;
+    let t = int_array(m, op, "static_strides")?;
+    let ok = count_dynamic(&o) == seg[1].len()
+        && count_dynamic(&s) == seg[2].len()
+        && count_dynamic(&t) == seg[3].len();
+    ok.then_some([o, s, t])
+}
+
+fn print_subview(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let Some(seg) = segments(m, op, 4) else {
+        return false;
+    };
+    if seg[0].len() != 1 || m.results(op).len() != 1 || !all_index(m, &m.operands(op)[1..]) {
+        return false;
+    }
+    let Some(lists) = static_lists(m, op, &seg) else {
+        return false;
+    };
+    p.write(" ");
+    p.print_operand(seg[0][0]);
+    p.print_dynamic_index_list(&seg[1], &lists[0], '[', ']');
+    p.write(" ");
+    p.print_dynamic_index_list(&seg[2], &lists[1], '[', ']');
+    p.write(" ");
+    p.print_dynamic_index_list(&seg[3], &lists[2], '[', ']');
+    print_attrs(
+        p,
+        op,
+        &[
+            "operandSegmentSizes",
+            "static_offsets",
+            "static_sizes",
+            "static_strides",
+        ],
+    );
+    p.write(" : ");
+    p.print_type(m.value_type(seg[0][0]));
+    p.write(" to ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+fn check_static_lists(
+    m: &Module,
+    op: OpId,
+    seg: &[Vec<ValueId>],
+    rank: usize,
+) -> Result<[Vec<i64>; 3], String> {
+    let names = ["static_offsets", "static_sizes", "static_strides"];
+    let mut out: [Vec<i64>; 3] = Default::default();
+    for (i, n) in names.iter().enumerate() {
+        let Some(v) = int_array(m, op, n) else {
+            return Err(format!("requires attribute '{n}'"));
+        };
+        if v.len() != rank {
+            let what = &n["static_".len()..n.len() - 1];
+            return Err(format!("expected {rank} {what} values, got {}", v.len()));
+        }
+        if count_dynamic(&v) != seg[i + 1].len() {
+            return Err(format!(
+                "expected {} dynamic {} values",
+                count_dynamic(&v),
+                &n["static_".len()..]
+            ));
+        }
+        out[i] = v;
+    }
+    Ok(out)
+}
+
+fn verify_subview(m: &Module, op: OpId) -> Result<(), String> {
+    super::bufferization::check_escape_attr(m, op, false)?;
+    let seg = segments_checked(m, op, 4)?;
+    if seg[0].len() != 1 || m.results(op).len() != 1 {
+        return Err("expects one source and one result".into());
+    }
+    let st = m.value_type(seg[0][0]);
+    let rt = m.value_type(m.result(op, 0));
+    let (Some(sp), Some(rp)) = (memref_parts(st), memref_parts(rt)) else {
+        return Err("source and result must be ranked memrefs".into());
+    };
+    let lists = check_static_lists(m, op, &seg, sp.shape.len())?;
+    if !all_index(m, &m.operands(op)[1..]) {
+        return Err("offsets, sizes and strides must be of index type".into());
+    }
+    if sp.elem != rp.elem {
+        return Err(format!("expected result element type to be {}", sp.elem));
+    }
+    if memory_space(st) != memory_space(rt) {
+        return Err("expected result and source memory spaces to match".into());
+    }
+    if rp.shape.len() > sp.shape.len() {
+        return Err(format!(
+            "expected result rank to be smaller or equal to the source rank, but got {rt}"
+        ));
+    }
+    // Non-unit static sizes must appear, in order, in the result shape.
+    let kept: Vec<i64> = lists[1].iter().copied().filter(|&s| s != 1).collect();
+    let rshape: Vec<i64> = rp.shape.iter().copied().filter(|&s| s != 1).collect();
+    if kept.len() == rshape.len() {
+        for (a, b) in kept.iter().zip(&rshape) {
+            if *a != DYNAMIC && *b != DYNAMIC && a != b {
+                return Err(format!(
+                    "expected result type to be {} or a rank-reduced version. (mismatched size)",
+                    rt
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse_reinterpret_cast(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let src = p.parse_operand()?;
+    p.parse_keyword("to")?;
+    let mut dyns: [Vec<UnresolvedOperand>; 3] = Default::default();
+    p.parse_keyword("offset")?;
+    p.parse_colon()?;
+    let o = p.parse_dynamic_index_list(&mut dyns[0], Delimiter::Square)?;
+    p.parse_comma()?;
+    p.parse_keyword("sizes")?;
+    p.parse_colon()?;
+    let s = p.parse_dynamic_index_list(&mut dyns[1], Delimiter::Square)?;
+    p.parse_comma()?;
+    p.parse_keyword("strides")?;
+    p.parse_colon()?;
+    let t = p.parse_dynamic_index_list(&mut dyns[2], Delimiter::Square)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let ty = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let r = p.parse_type()?;
+    st.operands.push(p.resolve_operand(&src, &ty)?);
+    for d in &dyns {
+        st.operands.extend(resolve_indices(p, d)?);
+    }
+    set_segments(st, &[1, dyns[0].len(), dyns[1].len(), dyns[2].len()]);
+    set_static_lists(st, &[o, s, t]);
+    st.result_types.push(r);
+    Ok(())
+}
+
+fn print_reinterpret_cast(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let Some(seg) = segments(m, op, 4) else {
+        return false;
+    };
+    if seg[0].len() != 1 || m.results(op).len() != 1 || !all_index(m, &m.operands(op)[1..]) {
+        return false;
+    }
+    let Some(lists) = static_lists(m, op, &seg) else {
+        return false;
+    };
+    p.write(" ");
+    p.print_operand(seg[0][0]);
+    p.write(" to offset: ");
+    p.print_dynamic_index_list(&seg[1], &lists[0], '[', ']');
+    p.write(", sizes: ");
+    p.print_dynamic_index_list(&seg[2], &lists[1], '[', ']');
+    p.write(", strides: ");
+    p.print_dynamic_index_list(&seg[3], &lists[2], '[', ']');
+    print_attrs(
+        p,
+        op,
+        &[
+            "operandSegmentSizes",
+            "static_offsets",
+            "static_sizes",
+            "static_strides",
+        ],
+    );
+    p.write(" : ");
+    p.print_type(m.value_type(seg[0][0]));
+    p.write(" to ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+fn fmt_dyn(v: i64) -> String {
+    if v == DYNAMIC {
+        "dynamic".into()
+    } else {
+        v.to_string()
+    }
+}
+
+fn verify_reinterpret_cast(m: &Module, op: OpId) -> Result<(), String> {
+    let seg = segments_checked(m, op, 4)?;
+    if seg[0].len() != 1 || m.results(op).len() != 1 {
+        return Err("expects one source and one result".into());
+    }
+    let st = m.value_type(seg[0][0]);
+    let rt = m.value_type(m.result(op, 0));
+    let Some(rp) = memref_parts(rt) else {
+        return Err(format!(
+            "result #0 must be memref of any type values, but got '{rt}'"
+        ));
+    };
+    let o = int_array(m, op, "static_offsets").unwrap_or_default();
+    if o.len() != 1 {
+        return Err(format!("expected 1 offset values, got {}", o.len()));
+    }
+    let lists = check_static_lists(m, op, &seg, rp.shape.len()).map_err(|e| {
+        if e.starts_with("expected 1 offset") {
+            e
+        } else {
+            e.replacen(
+                &format!("expected {} offset", rp.shape.len()),
+                "expected 1 offset",
+                1,
+            )
+        }
+    });
+    // Offsets have length 1 whatever the rank: re-check sizes/strides only.
+    let lists = match lists {
+        Ok(l) => l,
+        Err(_) => {
+            let s = int_array(m, op, "static_sizes").unwrap_or_default();
+            let t = int_array(m, op, "static_strides").unwrap_or_default();
+            if s.len() != rp.shape.len() {
+                return Err(format!(
+                    "expected {} size values, got {}",
+                    rp.shape.len(),
+                    s.len()
+                ));
+            }
+            if t.len() != rp.shape.len() {
+                return Err(format!(
+                    "expected {} stride values, got {}",
+                    rp.shape.len(),
+                    t.len()
+                ));
+            }
+            [o.clone(), s, t]
+        }
+    };
+    if st.element_type() != Some(rp.elem) {
+        return Err(format!(
+            "different element types specified for source type '{st}' and result memref type '{rt}'"
+        ));
+    }
+    if memory_space(st) != memory_space(rt) {
+        return Err(format!(
+            "different memory spaces specified for source type '{st}' and result memref type '{rt}'"
+        ));
+    }
+    for (i, (&s, &r)) in lists[1].iter().zip(rp.shape).enumerate() {
+        if s != DYNAMIC && r != DYNAMIC && s != r {
+            return Err(format!(
+                "expected result type with size = {s} instead of {r} in dim = {i}"
+            ));
+        }
+    }
+    let (strides, offset) = match rp.layout {
+        None => {
+            let mut st = vec![1i64; rp.shape.len()];
+            for i in (0..rp.shape.len().saturating_sub(1)).rev() {
+                st[i] = if rp.shape[i + 1] == DYNAMIC || st[i + 1] == DYNAMIC {
+                    DYNAMIC
+                } else {
+                    st[i + 1].saturating_mul(rp.shape[i + 1])
+                };
+            }
+            (st, 0)
+        }
+        Some(Attribute::Strided { strides, offset }) => (strides.clone(), *offset),
+        Some(_) => return Ok(()),
+    };
+    let want_off = lists[0][0];
+    if want_off != offset {
+        return Err(format!(
+            "expected result type with offset = {} instead of {}",
+            fmt_dyn(want_off),
+            fmt_dyn(offset)
+        ));
+    }
+    for (i, (&s, &r)) in lists[2].iter().zip(&strides).enumerate() {
+        if s != r && !(s == DYNAMIC && r == DYNAMIC) {
+            return Err(format!(
+                "expected result type with stride = {} instead of {} in dim = {i}",
+                fmt_dyn(s),
+                fmt_dyn(r)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
+    super::bufferization::check_escape_attr(m, op, false)?;
+    let (ops, res) = (m.operands(op), m.results(op));
+    if ops.len() != 1 || res.len() != 1 {
+        return Err("expects one operand and one result".into());
+    }
+    let (a, b) = (m.value_type(ops[0]), m.value_type(res[0]));
+    if !is_memref(a) || !is_memref(b) {
+        return Err(format!(
+            "operand type {a} and result type {b} are cast incompatible"
+        ));
+    }
+    if a.element_type() != b.element_type() {
+        return Err(format!(
+            "operand type {a} and result type {b} are cast incompatible"
+        ));
+    }
+    if m.op(op).name == "memref.cast" {
+        if memory_space(a) != memory_space(b) {
+            return Err(format!(
+                "operand type {a} and result type {b} are cast incompatible"
+            ));
+        }
+        if let (Some(x), Some(y)) = (memref_parts(a), memref_parts(b)) {
+            let dims_ok = x.shape.len() == y.shape.len()
+                && x.shape
+                    .iter()
+                    .zip(y.shape)
+                    .all(|(&p, &q)| p == DYNAMIC || q == DYNAMIC || p == q);
+            if !dims_ok {
+                return Err(format!(
+                    "operand type {a} and result type {b} are cast incompatible"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+// ===================== copy / dim / reshape ops =====================
+
+fn parse_copy(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let a = p.parse_operand()?;
+    p.parse_comma()?;
+    let b = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let ta = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let tb = p.parse_type()?;
+    st.operands.push(p.resolve_operand(&a, &ta)?);
+    st.operands.push(p.resolve_operand(&b, &tb)?);
+    Ok(())
+}
+
+fn print_copy(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.len() != 2 || !m.results(op).is_empty() {
+        return false;
+    }
+    p.write(" ");
+    p.print_operands(ops);
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(ops[0]));
+    p.write(" to ");
+    p.print_type(m.value_type(ops[1]));
+    true
+}
+
+fn verify_copy(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.len() != 2 {
+        return Err("expects two operands".into());
+    }
+    let (a, b) = (m.value_type(ops[0]), m.value_type(ops[1]));
+    if let (Some(x), Some(y)) = (a.shape(), b.shape()) {
+        if x != y {
+            return Err("requires the same shape for all operands".into());
+        }
+    }
+    if a.element_type() != b.element_type() {
+        return Err("requires the same element type for all operands".into());
+    }
+    Ok(())
+}
+
+fn parse_dim(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let src = p.parse_operand()?;
+    p.parse_comma()?;
+    let idx = p.parse_operand()?;
+    let t = p.parse_colon_type()?;
+    st.operands.push(p.resolve_operand(&src, &t)?);
+    st.operands.push(p.resolve_operand(&idx, &index_ty())?);
+    st.result_types.push(index_ty());
+    Ok(())
+}
+
+fn print_dim(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.len() != 2 || m.results(op).len() != 1 || !m.value_type(ops[1]).is_index() {
+        return false;
+    }
+    print_attrs(p, op, &[]);
+    p.write(" ");
+    p.print_operands(ops);
+    p.write(" : ");
+    p.print_type(m.value_type(ops[0]));
+    true
+}
+
+/// `[[0, 1], [2]]` as an array of arrays of i64.
+fn parse_reassociation(p: &mut Parser<'_>) -> PResult<Attribute> {
+    let mut groups = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Square, &mut |p| {
+        let mut g = Vec::new();
+        p.parse_comma_separated_list(Delimiter::Square, &mut |p| {
+            g.push(Attribute::int(p.parse_integer()?.into(), Type::int(64)));
+            Ok(())
+        })?;
+        groups.push(Attribute::Array(g));
+        Ok(())
+    })?;
+    Ok(Attribute::Array(groups))
+}
+
+/// Groups of a reassociation attribute.
+fn reassociation(a: &Attribute) -> Option<Vec<Vec<i64>>> {
+    let Attribute::Array(gs) = a else { return None };
+    gs.iter()
+        .map(|g| match g {
+            Attribute::Array(v) => v
+                .iter()
+                .map(|x| x.as_int().and_then(|i| i64::try_from(i).ok()))
+                .collect(),
+            _ => None,
+        })
+        .collect()
+}
+
+fn write_reassociation(p: &mut Printer<'_>, groups: &[Vec<i64>]) {
+    p.write("[");
+    for (i, g) in groups.iter().enumerate() {
+        if i > 0 {
+            p.write(", ");
+        }
+        p.write("[");
+        p.write(
+            &g.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        p.write("]");
+    }
+    p.write("]");
+}
+
+/// expand_shape / collapse_shape (memref and tensor share this syntax).
+pub(crate) fn parse_reshape_like(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let src = p.parse_operand()?;
+    let re = parse_reassociation(p)?;
+    st.props.set("reassociation", re);
+    let expand = st.name.ends_with("expand_shape");
+    let mut dyns = Vec::new();
+    if expand {
+        p.parse_keyword("output_shape")?;
+        let s = p.parse_dynamic_index_list(&mut dyns, Delimiter::Square)?;
+        st.props
+            .set("static_output_shape", Attribute::i64_array(&s));
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    p.parse_keyword("into")?;
+    let r = p.parse_type()?;
+    st.operands.push(p.resolve_operand(&src, &t)?);
+    st.operands.extend(resolve_indices(p, &dyns)?);
+    st.result_types.push(r);
+    Ok(())
+}
+
+/// Prints expand_shape / collapse_shape.
+pub(crate) fn print_reshape_like(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.is_empty() || m.results(op).len() != 1 {
+        return false;
+    }
+    let Some(groups) = prop(m, op, "reassociation").and_then(reassociation) else {
+        return false;
+    };
+    let expand = m.op(op).name.ends_with("expand_shape");
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write(" ");
+    write_reassociation(p, &groups);
+    if expand {
+        let Some(s) = int_array(m, op, "static_output_shape") else {
+            return false;
+        };
+        if count_dynamic(&s) != ops.len() - 1 || !all_index(m, &ops[1..]) {
+            return false;
+        }
+        p.write(" output_shape ");
+        p.print_dynamic_index_list(&ops[1..], &s, '[', ']');
+    } else if ops.len() != 1 {
+        return false;
+    }
+    print_attrs(p, op, &["reassociation", "static_output_shape"]);
+    p.write(" : ");
+    p.print_type(m.value_type(ops[0]));
+    p.write(" into ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+fn verify_reshape_like(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.is_empty() || m.results(op).len() != 1 {
+        return Err("expects a source and one result".into());
+    }
+    let expand = m.op(op).name.ends_with("expand_shape");
+    let (st, rt) = (m.value_type(ops[0]), m.value_type(m.result(op, 0)));
+    let (Some(ss), Some(rs)) = (st.shape(), rt.shape()) else {
+        return Err("expects ranked source and result types".into());
+    };
+    let (small, big) = if expand { (ss, rs) } else { (rs, ss) };
+    let Some(groups) = prop(m, op, "reassociation").and_then(reassociation) else {
+        return Err("requires attribute 'reassociation'".into());
+    };
+    if small.is_empty() {
+        if big.iter().any(|&d| d != 1) {
+            return Err("rank 0 memrefs can only be extended/collapsed with/from ones".into());
+        }
+        if !groups.is_empty() {
+            return Err(format!(
+                "invalid number of reassociation groups: found {}, expected 0",
+                groups.len()
+            ));
+        }
+    } else if groups.len() != small.len() {
+        return Err(format!(
+            "invalid number of reassociation groups: found {}, expected {}",
+            groups.len(),
+            small.len()
+        ));
+    }
+    let mut next = 0i64;
+    for g in &groups {
+        for &i in g {
+            if i < 0 || i as usize >= big.len() {
+                return Err(format!("reassociation index {i} is out of bounds"));
+            }
+            if i != next {
+                return Err("expected reassociation map to be contiguous".into());
+            }
+            next += 1;
+        }
+    }
+    if expand {
+        let s = int_array(m, op, "static_output_shape").unwrap_or_default();
+        if s.len() != rs.len() {
+            return Err(format!(
+                "expected number of static shape bounds to be equal to the output rank ({}) but found {} inputs instead",
+                rs.len(),
+                s.len()
+            ));
+        }
+        if count_dynamic(&s) != ops.len() - 1 {
+            return Err("mismatch in dynamic dims in output_shape and static_output_shape".into());
+        }
+    }
+    Ok(())
+}
+
+fn parse_transpose(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let src = p.parse_operand()?;
+    let map = if p.at(Tok::HashId) || p.peek_keyword("affine_map") {
+        p.parse_attribute()?
+    } else {
+        Attribute::AffineMap(p.parse_affine_map_body()?)
+    };
+    st.props.set("permutation", map);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let r = p.parse_type()?;
+    st.operands.push(p.resolve_operand(&src, &t)?);
+    st.result_types.push(r);
+    Ok(())
+}
+
+fn print_transpose(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let Some(Attribute::AffineMap(map)) = prop(m, op, "permutation").cloned() else {
+        return false;
+    };
+    if m.operands(op).len() != 1 || m.results(op).len() != 1 {
+        return false;
+    }
+    let v = m.operands(op)[0];
+    p.write(" ");
+    p.print_operand(v);
+    p.write(&format!(" {map}"));
+    print_attrs(p, op, &["permutation"]);
+    p.write(" : ");
+    p.print_type(m.value_type(v));
+    p.write(" to ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+fn is_permutation(map: &AffineMap) -> bool {
+    if map.num_symbols != 0 || map.results.len() != map.num_dims as usize {
+        return false;
+    }
+    let mut seen = vec![false; map.num_dims as usize];
+    for e in &map.results {
+        match e {
+            crate::AffineExpr::Dim(d) if !seen[*d as usize] => seen[*d as usize] = true,
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn verify_transpose(m: &Module, op: OpId) -> Result<(), String> {
+    let Some(Attribute::AffineMap(map)) = prop(m, op, "permutation") else {
+        return Err("requires attribute 'permutation'".into());
+    };
+    if !is_permutation(map) {
+        return Err("expected a permutation map".into());
+    }
+    let Some(&v) = m.operands(op).first() else {
+        return Err("expects one operand".into());
+    };
+    let Some(sp) = memref_parts(m.value_type(v)) else {
+        return Ok(());
+    };
+    if map.num_dims as usize != sp.shape.len() {
+        return Err("expected a permutation map of same rank as the input".into());
+    }
+    // Canonical transposed type: permuted sizes and strides.
+    let strides = canonical_strides(sp.shape, sp.layout);
+    let Some((strides, offset)) = strides else {
+        return Ok(());
+    };
+    let rt = m.value_type(m.result(op, 0));
+    let Some(rp) = memref_parts(rt) else {
+        return Ok(());
+    };
+    let perm: Vec<usize> = map
+        .results
+        .iter()
+        .map(|e| match e {
+            crate::AffineExpr::Dim(d) => *d as usize,
+            _ => 0,
+        })
+        .collect();
+    let want_shape: Vec<i64> = perm.iter().map(|&d| sp.shape[d]).collect();
+    let want_strides: Vec<i64> = perm.iter().map(|&d| strides[d]).collect();
+    let got = canonical_strides(rp.shape, rp.layout);
+    let same = rp.shape == want_shape.as_slice()
+        && got.is_some_and(|(s, o)| s == want_strides && o == offset)
+        && rp.elem == sp.elem;
+    if !same {
+        return Err(format!(
+            "result type '{rt}' is not equivalent to the canonical transposed input type 'memref<{}x{}, strided<[{}], offset: {}>>'",
+            fmt_shape(&want_shape).replace(", ", "x"),
+            sp.elem,
+            fmt_shape(&want_strides),
+            if offset == DYNAMIC { "?".to_string() } else { offset.to_string() }
+        ));
+    }
+    Ok(())
+}
+
+/// Strides and offset of a memref layout (identity layouts get row-major strides).
+fn canonical_strides(shape: &[i64], layout: Option<&Attribute>) -> Option<(Vec<i64>, i64)> {
+    match layout {
+        None => {
+            let mut st = vec![1i64; shape.len()];
+            for i in (0..shape.len().saturating_sub(1)).rev() {
+                st[i] = if shape[i + 1] == DYNAMIC || st[i + 1] == DYNAMIC {
+                    DYNAMIC
+                } else {
+                    st[i + 1].saturating_mul(shape[i + 1])
+                };
+            }
+            Some((st, 0))
+        }
+        Some(Attribute::Strided { strides, offset }) => Some((strides.clone(), *offset)),
+        Some(Attribute::AffineMap(m)) if m.is_identity() => canonical_strides(shape, None),
+        _ => None,
+    }
+}
+
+fn parse_reshape(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let src = p.parse_operand()?;
+    p.parse_lparen()?;
+    let shape = p.parse_operand()?;
+    p.parse_rparen()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let at = p.current_span();
+    let (ins, outs) = p.parse_function_type()?;
+    if ins.len() != 2 || outs.len() != 1 {
+        return Err(crate::Diagnostic::new(
+            at,
+            "expected (source type, shape type) -> result type",
+        ));
+    }
+    st.operands.push(p.resolve_operand(&src, &ins[0])?);
+    st.operands.push(p.resolve_operand(&shape, &ins[1])?);
+    st.result_types = outs;
+    Ok(())
+}
+
+fn print_reshape(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.len() != 2 || m.results(op).len() != 1 {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write("(");
+    p.print_operand(ops[1]);
+    p.write(")");
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    crate::dialects::func::print_functional_type(p, op);
+    true
+}
+
+fn verify_reshape(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.len() != 2 || m.results(op).len() != 1 {
+        return Err("expects two operands and one result".into());
+    }
+    let (st, sh, rt) = (
+        m.value_type(ops[0]),
+        m.value_type(ops[1]),
+        m.value_type(m.result(op, 0)),
+    );
+    if st.element_type() != rt.element_type() {
+        return Err(
+            "element types of source and destination memref types should be the same".into(),
+        );
+    }
+    if let Some(sp) = memref_parts(st) {
+        if !layout_is_identity(sp.shape, sp.layout) {
+            return Err("source memref type should have identity affine map".into());
+        }
+    }
+    let shape_len = sh.shape().and_then(|s| s.first().copied());
+    if let Some(rp) = memref_parts(rt) {
+        if !layout_is_identity(rp.shape, rp.layout) {
+            return Err("result memref type should have identity affine map".into());
+        }
+        match shape_len {
+            Some(DYNAMIC) => {
+                return Err("cannot use shape operand with dynamic length to reshape to statically-ranked memref type".into())
+            }
+            Some(n) if n != rp.shape.len() as i64 => {
+                return Err("length of shape operand differs from the result's memref rank".into())
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn parse_assume_alignment(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let v = p.parse_operand()?;
+    p.parse_comma()?;
+    let a = p.parse_integer()?;
+    st.props
+        .set("alignment", Attribute::int(a.into(), Type::int(32)));
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands.push(p.resolve_operand(&v, &t)?);
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn print_assume_alignment(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let Some(a) = prop(m, op, "alignment").and_then(|a| a.as_int()) else {
+        return false;
+    };
+    if m.operands(op).len() != 1 || m.results(op).len() != 1 {
+        return false;
+    }
+    let v = m.operands(op)[0];
+    if m.value_type(v) != m.value_type(m.result(op, 0)) {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(v);
+    p.write(&format!(", {a}"));
+    print_attrs(p, op, &["alignment"]);
+    p.write(" : ");
+    p.print_type(m.value_type(v));
+    true
+}
+
+// ===================== global / get_global =====================
+
+fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if let Some(v) = p.parse_optional_string()? {
+        st.props.set("sym_visibility", Attribute::string(&v));
+    }
+    if p.parse_optional_keyword("constant") {
+        st.props.set("constant", Attribute::Unit);
+    }
+    let name = p.parse_symbol_name().map_err(|e| {
+        crate::Diagnostic::new(
+            e.span,
+            "custom op 'memref.global' expected valid '@'-identifier for symbol name",
+        )
+    })?;
+    st.props.set("sym_name", Attribute::string(&name));
+    p.parse_colon()?;
+    let at = p.current_span();
+    let t = p.parse_type()?;
+    let static_memref = memref_parts(&t).is_some_and(|mp| !mp.shape.contains(&DYNAMIC));
+    if !static_memref {
+        return Err(crate::Diagnostic::new(
+            at,
+            format!("custom op 'memref.global' type should be static shaped memref, but got '{t}'"),
+        ));
+    }
+    st.props.set("type", Attribute::Type(t.clone()));
+    if p.consume_if(Tok::Equal) {
+        if p.parse_optional_keyword("uninitialized") {
+            st.props.set("initial_value", Attribute::Unit);
+        } else {
+            let mp = memref_parts(&t).expect("checked above");
+            let tensor = Type::new(TypeKind::RankedTensor {
+                shape: mp.shape.to_vec(),
+                elem: mp.elem.clone(),
+                encoding: None,
+            });
+            let at = p.current_span();
+            let v = p.parse_attribute_of_type(&tensor)?;
+            if let Attribute::Elements { kind, body, ty } = &v {
+                if kind == "dense" {
+                    if let (Some(lit), Some(want)) = (literal_shape(body), ty.shape()) {
+                        if lit != want {
+                            return Err(crate::Diagnostic::new(
+                                at,
+                                format!(
+                                    "inferred shape of elements literal ([{}]) does not match type ([{}])",
+                                    fmt_shape(&lit),
+                                    fmt_shape(want)
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            if !matches!(v, Attribute::Elements { .. }) {
+                return Err(crate::Diagnostic::new(
+                    at,
+                    "custom op 'memref.global' initial value should be a unit or elements attribute",
+                ));
+            }
+            st.props.set("initial_value", v);
+        }
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    Ok(())
+}
+
+fn print_global(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    if !m.operands(op).is_empty() || !m.results(op).is_empty() || !m.regions(op).is_empty() {
+        return false;
+    }
+    let (Some(name), Some(t)) = (
+        prop(m, op, "sym_name").and_then(|a| a.as_str()),
+        prop(m, op, "type").and_then(|a| a.as_type()),
+    ) else {
+        return false;
+    };
+    if let Some(v) = prop(m, op, "sym_visibility") {
+        if v.as_str().is_none() {
+            return false;
+        }
+        p.write(" ");
+        p.print_attr(v);
+    }
+    if flag(m, op, "constant") {
+        p.write(" constant");
+    }
+    p.write(" ");
+    p.print_symbol_name(name);
+    p.write(" : ");
+    p.print_type(t);
+    match prop(m, op, "initial_value") {
+        None => {}
+        Some(Attribute::Unit) => p.write(" = uninitialized"),
+        Some(v @ Attribute::Elements { ty, .. }) => {
+            p.write(" = ");
+            let tensor_ok = memref_parts(t).is_some_and(|mp| {
+                ty.shape() == Some(mp.shape) && ty.element_type() == Some(mp.elem)
+            });
+            if tensor_ok {
+                p.print_attr_untyped(v);
+            } else {
+                p.print_attr(v);
+            }
+        }
+        Some(_) => return false,
+    }
+    print_attrs(p, op, GLOBAL_INHERENT[..5].as_ref());
+    true
+}
+
+fn verify_global(m: &Module, op: OpId) -> Result<(), String> {
+    if let Some(v) = prop(m, op, "sym_visibility") {
+        let s = v.as_str().unwrap_or("");
+        if !["public", "private", "nested"].contains(&s) {
+            return Err(format!(
+                "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got {v}"
+            ));
+        }
+    }
+    let Some(t) = prop(m, op, "type").and_then(|a| a.as_type()) else {
+        return Err("requires attribute 'type'".into());
+    };
+    let Some(mp) = memref_parts(t) else {
+        return Err(format!(
+            "type should be static shaped memref, but got '{t}'"
+        ));
+    };
+    if mp.shape.contains(&DYNAMIC) {
+        return Err(format!(
+            "type should be static shaped memref, but got '{t}'"
+        ));
+    }
+    if let Some(Attribute::Elements { ty, .. }) = prop(m, op, "initial_value") {
+        if let Some(e) = ty.element_type() {
+            if e != mp.elem {
+                return Err(format!(
+                    "initial value element expected to be of type '{}', but was of type '{e}'",
+                    mp.elem
+                ));
+            }
+        }
+        if let Some(s) = ty.shape() {
+            if s != mp.shape {
+                return Err(format!(
+                    "initial value shape expected to be {} but was {}",
+                    fmt_shape(mp.shape),
+                    fmt_shape(s)
+                ));
+            }
+        }
+    }
+    if let Some(a) = prop(m, op, "alignment") {
+        match a.as_int() {
+            Some(v) if v > 0 && (v & (v - 1)) == 0 => {}
+            _ => return Err("alignment attribute value must be a power of 2".into()),
+        }
+    }
+    Ok(())
+}
+
+fn parse_get_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let name = p.parse_symbol_name()?;
+    st.props.set("name", Attribute::symbol(&name));
+    let t = p.parse_colon_type()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn print_get_global(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let Some(n) = prop(m, op, "name").filter(|a| matches!(a, Attribute::SymbolRef { .. })) else {
+        return false;
+    };
+    if m.results(op).len() != 1 || !m.operands(op).is_empty() {
+        return false;
+    }
+    p.write(" ");
+    p.print_attr(n);
+    p.write(" : ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    print_attrs(p, op, &["name"]);
+    true
+}
+
+/// Finds the nearest enclosing symbol table's op named `sym`.
+fn lookup_symbol(m: &Module, from: OpId, sym: &str) -> Option<OpId> {
+    let mut cur = m.parent_op(from);
+    while let Some(t) = cur {
+        for &r in m.regions(t) {
+            for &b in m.region_blocks(r) {
+                for o in m.block_ops(b) {
+                    if prop(m, o, "sym_name").and_then(|a| a.as_str()) == Some(sym) {
+                        return Some(o);
+                    }
+                }
+            }
+        }
+        if m.op(t).name == "builtin.module" {
+            return None;
+        }
+        cur = m.parent_op(t);
+    }
+    None
+}
+
+fn verify_get_global(m: &Module, op: OpId) -> Result<(), String> {
+    let Some(n) = prop(m, op, "name").and_then(|a| a.as_symbol()) else {
+        return Err("requires attribute 'name'".into());
+    };
+    let g = lookup_symbol(m, op, n).filter(|&g| m.op(g).name == "memref.global");
+    let Some(g) = g else {
+        return Err(format!("'{n}' does not reference a valid global memref"));
+    };
+    if let (Some(gt), Some(&r)) = (
+        prop(m, g, "type").and_then(|a| a.as_type()),
+        m.results(op).first(),
+    ) {
+        let rt = m.value_type(r);
+        if rt != gt {
+            return Err(format!(
+                "result type '{rt}' does not match type '{gt}' of the global memref @{n}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ===================== alloca_scope =====================
+
+fn parse_alloca_scope(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    st.result_types = p.parse_optional_arrow_type_list()?;
+    let r = p.parse_region(&[])?;
+    ensure_terminator(p, r, "memref.alloca_scope.return");
+    st.regions.push(r);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    Ok(())
+}
+
+fn print_alloca_scope(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let [r] = m.regions(op) else { return false };
+    if single_block(m, *r).is_none() || !m.operands(op).is_empty() {
+        return false;
+    }
+    let res = m.results(op);
+    if !res.is_empty() {
+        p.write(" -> (");
+        p.print_value_types(res);
+        p.write(")");
+    }
+    let elide = res.is_empty() && terminators_elidable(m, *r, "memref.alloca_scope.return");
+    p.write(" ");
+    p.print_region(*r, false, !elide);
+    print_attrs(p, op, &[]);
+    true
+}
+
+fn verify_alloca_scope_return(m: &Module, op: OpId) -> Result<(), String> {
+    match m.parent_op(op) {
+        Some(par) if m.op(par).name == "memref.alloca_scope" => {
+            let want = types_of(m, m.results(par));
+            if types_of(m, m.operands(op)) != want {
+                return Err("types mismatch between yield op and its parent".into());
+            }
+            Ok(())
+        }
+        _ => Err("expects parent op 'memref.alloca_scope'".into()),
+    }
+}
+
+/// The shape of a nested `[...]` elements literal (`None` for a splat or odd text).
+fn literal_shape(body: &str) -> Option<Vec<i64>> {
+    fn list(b: &[u8], i: &mut usize, depth: usize, shape: &mut Vec<i64>) -> Option<()> {
+        // At '['.
+        *i += 1;
+        let mut n = 0i64;
+        skip_ws(b, i);
+        if b.get(*i) == Some(&b']') {
+            *i += 1;
+            return record(shape, depth, 0);
+        }
+        loop {
+            skip_ws(b, i);
+            if b.get(*i) == Some(&b'[') {
+                list(b, i, depth + 1, shape)?;
+            } else {
+                if shape.len() > depth + 1 {
+                    return None;
+                }
+                scalar(b, i)?;
+                if shape.len() > depth + 1 {
+                    return None;
+                }
+                shape.truncate(depth + 1);
+            }
+            n += 1;
+            skip_ws(b, i);
+            match b.get(*i) {
+                Some(b',') => *i += 1,
+                Some(b']') => {
+                    *i += 1;
+                    return record(shape, depth, n);
+                }
+                _ => return None,
+            }
+        }
+    }
+    fn record(shape: &mut Vec<i64>, depth: usize, n: i64) -> Option<()> {
+        if shape.len() <= depth {
+            shape.resize(depth + 1, -1);
+        }
+        if shape[depth] == -1 {
+            shape[depth] = n;
+            Some(())
+        } else if shape[depth] == n {
+            Some(())
+        } else {
+            None
+        }
+    }
+    fn skip_ws(b: &[u8], i: &mut usize) {
+        while b.get(*i).is_some_and(|c| c.is_ascii_whitespace()) {
+            *i += 1;
+        }
+    }
+    fn scalar(b: &[u8], i: &mut usize) -> Option<()> {
+        let mut depth = 0i32;
+        let start = *i;
+        while let Some(&c) = b.get(*i) {
+            match c {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                b'"' => {
+                    *i += 1;
+                    while b.get(*i).is_some_and(|&c| c != b'"') {
+                        *i += 1;
+                    }
+                }
+                b',' | b']' if depth == 0 => break,
+                _ => {}
+            }
+            *i += 1;
+        }
+        (*i > start).then_some(())
+    }
+    let b = body.trim().as_bytes();
+    if b.first() != Some(&b'[') {
+        return None;
+    }
+    let mut shape = Vec::new();
+    let mut i = 0;
+    list(b, &mut i, 0, &mut shape)?;
+    if shape.contains(&-1) {
+        return None;
+    }
+    Some(shape)
+}
+
+// ===================== dma_start / dma_wait =====================
+
+fn parse_dma_start(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let src = p.parse_operand()?;
+    let src_idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_comma()?;
+    let dst = p.parse_operand()?;
+    let dst_idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_comma()?;
+    let num = p.parse_operand()?;
+    p.parse_comma()?;
+    let tag = p.parse_operand()?;
+    let tag_idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    let mut stride = Vec::new();
+    if p.consume_if(Tok::Comma) {
+        stride = p.parse_operand_list()?;
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let at = p.current_span();
+    let tys = p.parse_colon_type_list()?;
+    if tys.len() != 3 {
+        return Err(crate::Diagnostic::new(at, "expected three types"));
+    }
+    if !stride.is_empty() && stride.len() != 2 {
+        return Err(crate::Diagnostic::new(
+            at,
+            "expected two stride related operands",
+        ));
+    }
+    st.operands.push(p.resolve_operand(&src, &tys[0])?);
+    st.operands.extend(resolve_indices(p, &src_idx)?);
+    st.operands.push(p.resolve_operand(&dst, &tys[1])?);
+    st.operands.extend(resolve_indices(p, &dst_idx)?);
+    st.operands.push(p.resolve_operand(&num, &index_ty())?);
+    st.operands.push(p.resolve_operand(&tag, &tys[2])?);
+    st.operands.extend(resolve_indices(p, &tag_idx)?);
+    st.operands.extend(resolve_indices(p, &stride)?);
+    Ok(())
+}
+
+/// Operand groups of a dma_start: (src, src idx, dst, dst idx, num, tag, tag idx, stride ops).
+type DmaParts = (
+    ValueId,
+    Vec<ValueId>,
+    ValueId,
+    Vec<ValueId>,
+    ValueId,
+    ValueId,
+    Vec<ValueId>,
+    Vec<ValueId>,
+);
+
+fn dma_parts(m: &Module, op: OpId) -> Option<DmaParts> {
+    let ops = m.operands(op);
+    let rank = |v: ValueId| memref_parts(m.value_type(v)).map(|mp| mp.shape.len());
+    let src = *ops.first()?;
+    let sr = rank(src)?;
+    let dst = *ops.get(1 + sr)?;
+    let dr = rank(dst)?;
+    let num = *ops.get(2 + sr + dr)?;
+    let tag = *ops.get(3 + sr + dr)?;
+    let tr = rank(tag)?;
+    let end = 4 + sr + dr + tr;
+    if ops.len() != end && ops.len() != end + 2 {
+        return None;
+    }
+    Some((
+        src,
+        ops[1..1 + sr].to_vec(),
+        dst,
+        ops[2 + sr..2 + sr + dr].to_vec(),
+        num,
+        tag,
+        ops[4 + sr + dr..end].to_vec(),
+        ops[end..].to_vec(),
+    ))
+}
+
+fn print_dma_start(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let Some((src, si, dst, di, num, tag, ti, stride)) = dma_parts(m, op) else {
+        return false;
+    };
+    if !m.results(op).is_empty() || verify_dma_start(m, op).is_err() {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(src);
+    p.write("[");
+    p.print_operands(&si);
+    p.write("], ");
+    p.print_operand(dst);
+    p.write("[");
+    p.print_operands(&di);
+    p.write("], ");
+    p.print_operand(num);
+    p.write(", ");
+    p.print_operand(tag);
+    p.write("[");
+    p.print_operands(&ti);
+    p.write("]");
+    if !stride.is_empty() {
+        p.write(", ");
+        p.print_operands(&stride);
+    }
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_value_types(&[src, dst, tag]);
+    true
+}
+
+fn verify_dma_start(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    let n = ops.len();
+    if n < 4 {
+        return Err("expected at least 4 operands".into());
+    }
+    let rank = |v: ValueId| memref_parts(m.value_type(v)).map(|mp| mp.shape.len());
+    let Some(sr) = rank(ops[0]) else {
+        return Err("expected source to be of memref type".into());
+    };
+    if n < sr + 4 {
+        return Err(format!("expected at least {} operands", sr + 4));
+    }
+    if !all_index(m, &ops[1..1 + sr]) {
+        return Err("expected source indices to be of index type".into());
+    }
+    let Some(dr) = rank(ops[1 + sr]) else {
+        return Err("expected destination to be of memref type".into());
+    };
+    let mut expected = sr + dr + 4;
+    if n < expected {
+        return Err(format!("expected at least {expected} operands"));
+    }
+    if !all_index(m, &ops[2 + sr..2 + sr + dr]) {
+        return Err("expected destination indices to be of index type".into());
+    }
+    if !m.value_type(ops[2 + sr + dr]).is_index() {
+        return Err("expected num elements to be of index type".into());
+    }
+    let Some(tr) = rank(ops[3 + sr + dr]) else {
+        return Err("expected tag to be of memref type".into());
+    };
+    expected += tr;
+    if n < expected {
+        return Err(format!("expected at least {expected} operands"));
+    }
+    if !all_index(m, &ops[4 + sr + dr..expected]) {
+        return Err("expected tag indices to be of index type".into());
+    }
+    if n != expected && n != expected + 2 {
+        return Err("incorrect number of operands".into());
+    }
+    if n == expected + 2 && !all_index(m, &ops[expected..]) {
+        return Err("expected stride and num elements per stride to be of type index".into());
+    }
+    Ok(())
+}
+
+fn parse_dma_wait(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let tag = p.parse_operand()?;
+    let idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_comma()?;
+    let num = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands.push(p.resolve_operand(&tag, &t)?);
+    st.operands.extend(resolve_indices(p, &idx)?);
+    st.operands.push(p.resolve_operand(&num, &index_ty())?);
+    Ok(())
+}
+
+fn print_dma_wait(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if ops.len() < 2 || !m.results(op).is_empty() || verify_dma_wait(m, op).is_err() {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write("[");
+    p.print_operands(&ops[1..ops.len() - 1]);
+    p.write("], ");
+    p.print_operand(ops[ops.len() - 1]);
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(ops[0]));
+    true
+}
+
+fn verify_dma_wait(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.len() < 2 {
+        return Err("expected at least 2 operands".into());
+    }
+    let Some(mp) = memref_parts(m.value_type(ops[0])) else {
+        return Err("expected tag to be of memref type".into());
+    };
+    let got = ops.len() - 2;
+    if got != mp.shape.len() {
+        return Err(format!(
+            "expected tagIndices to have the same number of elements as the tagMemRef rank, expected {}, but got {got}",
+            mp.shape.len()
+        ));
+    }
+    Ok(())
+}
