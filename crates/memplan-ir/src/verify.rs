@@ -8,8 +8,9 @@
 //! * dominance: within a block a value is defined before its use; across blocks of an
 //!   SSA-CFG region the defining block dominates the using block. Dominator trees are
 //!   computed per multi-block region with the Cooper–Harvey–Kennedy iterative algorithm
-//!   ("A Simple, Fast Dominance Algorithm", 2001). Uses in unreachable blocks are accepted and
-//!   graph regions (`builtin.module`, regions of unregistered ops) are exempt, as in MLIR.
+//!   ("A Simple, Fast Dominance Algorithm", 2001). Uses in unreachable blocks are accepted;
+//!   graph regions (`builtin.module`, regions of unregistered ops) waive the order inside a
+//!   block but, as in MLIR's `DominanceInfo`, not dominance across blocks.
 //!   Values from enclosing regions are visible unless an `IsolatedFromAbove` op lies between;
 //! * symbol tables: no duplicate `sym_name` among the children of a symbol-table op, and
 //!   `func.call` / `func.constant` resolve to a `func.func` of matching type;
@@ -42,7 +43,9 @@ pub fn verify(m: &Module, reg: &Registry) -> Result<(), Diagnostic> {
                     order[o.index()] = i as u32;
                 }
             }
-            if !graph && m.region_blocks(r).len() > 1 {
+            // Graph regions only waive the order inside a block; across blocks MLIR
+            // always consults the dominator tree (unregistered ops included).
+            if m.region_blocks(r).len() > 1 {
                 dom.compute(m, r);
             }
         }
@@ -402,16 +405,14 @@ impl Ctx<'_> {
             let r = m.block_region(b);
             if r == def_region {
                 let graph = r.is_none_or(|r| self.graph_region[r.index()]);
-                if graph {
-                    return Ok(());
-                }
                 let ok = if b == def_block {
-                    match def_op {
-                        Some(dop) => {
-                            dop != cur && self.order[dop.index()] < self.order[cur.index()]
+                    graph
+                        || match def_op {
+                            Some(dop) => {
+                                dop != cur && self.order[dop.index()] < self.order[cur.index()]
+                            }
+                            None => true,
                         }
-                        None => true,
-                    }
                 } else {
                     self.dom.dominates(def_block, b)
                 };

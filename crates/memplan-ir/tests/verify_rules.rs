@@ -259,3 +259,30 @@ fn gpu_round_trip_keeps_custom_form() {
     let m2 = parse_module(&out, &reg, ParseOptions::default()).unwrap();
     assert_eq!(print_module(&m2, &reg, PrintOptions::default()), out);
 }
+
+#[test]
+fn unregistered_regions_waive_order_but_not_cross_block_dominance() {
+    // Same block, use before def: fine in an unregistered op's region (graph-like).
+    accepts(
+        "func.func @f() {\n  \"t.r\"() ({\n    \"t.use\"(%1) : (i32) -> ()\n    %1 = \"t.def\"() : () -> i32\n    \"t.end\"() : () -> ()\n  }) : () -> ()\n  return\n}\n",
+    );
+    // Across blocks the definition must still dominate (MLIR's DominanceInfo).
+    rejects(
+        "func.func @f() {\n  \"t.r\"() ({\n    \"t.use\"(%1) : (i32) -> ()\n    \"cf.br\"()[^bb1] : () -> ()\n  ^bb1:\n    %1 = \"t.def\"() : () -> i32\n    \"t.end\"() : () -> ()\n  }) : () -> ()\n  return\n}\n",
+        3,
+        "does not dominate",
+    );
+}
+
+#[test]
+fn region_entry_arguments_may_not_shadow() {
+    let src = "func.func @f(%n: index) {\n  gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %n, %gz = %n) threads(%tx, %ty, NAME) in (%sx = %n, %sy = %n, %sz = %n) {\n    gpu.terminator\n  }\n  return\n}\n";
+    accepts(&src.replace("NAME", "%tz"));
+    rejects(
+        &src.replace("NAME", "%n"),
+        2,
+        "region entry argument '%n' is already in use",
+    );
+    // An isolated op starts afresh: a nested function may reuse the name.
+    accepts("func.func @f(%a: i32) {\n  \"t.w\"() ({\n    func.func @g(%a: i32) {\n      return\n    }\n  }) : () -> ()\n  return\n}\n");
+}

@@ -146,6 +146,12 @@ pub fn register(r: &mut Registry) {
         print: Some(print_copy_like),
         ..OpDef::new("gpu.memset")
     });
+    r.register(OpDef {
+        parse: Some(parse_binary),
+        print: Some(print_binary),
+        inherent: &["sym_name", "offloadingHandler", "objects"],
+        ..OpDef::new("gpu.binary")
+    });
     // Generic-form only, registered for their verifiers.
     r.register(OpDef {
         verify: Some(verify_all_reduce),
@@ -402,6 +408,48 @@ fn print_module(p: &mut Printer<'_>, op: OpId) -> bool {
     );
     p.write(" ");
     p.print_region(m.regions(op)[0], false, false);
+    true
+}
+
+// ===== gpu.binary =====
+
+/// `gpu.binary @name [<handler>] attr-dict [objects]` (compiled kernels, kept verbatim).
+fn parse_binary(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let name = p.parse_symbol_name()?;
+    st.props.set("sym_name", Attribute::string(&name));
+    if p.consume_if(Tok::Less) {
+        let h = p.parse_attribute()?;
+        st.props.set("offloadingHandler", h);
+        p.parse_greater()?;
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let objects = p.parse_attribute()?;
+    st.props.set("objects", objects);
+    Ok(())
+}
+
+fn print_binary(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    if !m.operands(op).is_empty() || !m.results(op).is_empty() || !m.regions(op).is_empty() {
+        return false;
+    }
+    let (Some(name), Some(objects)) = (
+        d.props.get("sym_name").and_then(|a| a.as_str()),
+        d.props.get("objects"),
+    ) else {
+        return false;
+    };
+    p.write(" ");
+    p.print_symbol_name(name);
+    if let Some(h) = d.props.get("offloadingHandler") {
+        p.write(" <");
+        p.print_attr(h);
+        p.write(">");
+    }
+    p.print_optional_attr_dict(&d.attrs, &[]);
+    p.write(" ");
+    p.print_attr(objects);
     true
 }
 

@@ -85,6 +85,8 @@ pub enum Delimiter {
 
 #[derive(Default)]
 struct ValueScope {
+    /// The region belongs to an isolated-from-above op: outer names are not visible.
+    isolated: bool,
     defs: FxHashMap<String, (Vec<ValueId>, Span)>,
     fwd: FxHashMap<(String, u32), (ValueId, Span)>,
 }
@@ -108,6 +110,9 @@ pub struct Parser<'a> {
     scopes: Vec<ValueScope>,
     block_scopes: Vec<BlockScope>,
     dialect_stack: Vec<&'static str>,
+    /// Parallel to `dialect_stack`: whether the op whose regions are being parsed is
+    /// isolated from above (its regions start a fresh SSA name scope for shadowing checks).
+    isolated_stack: Vec<bool>,
     depth: u32,
     loc_refs: Vec<(String, Span)>,
 }
@@ -137,6 +142,7 @@ impl<'a> Parser<'a> {
             scopes: Vec::new(),
             block_scopes: Vec::new(),
             dialect_stack: vec!["builtin"],
+            isolated_stack: vec![true],
             depth: 0,
             loc_refs: Vec::new(),
         }
@@ -633,7 +639,36 @@ impl<'a> Parser<'a> {
     }
 
     fn push_scope(&mut self) {
-        self.scopes.push(ValueScope::default());
+        let isolated = self.isolated_stack.last().copied().unwrap_or(true);
+        self.scopes.push(ValueScope {
+            isolated,
+            ..ValueScope::default()
+        });
+    }
+
+    /// MLIR forbids a region entry argument to shadow a name visible from an enclosing
+    /// region (up to the nearest isolated-from-above op).
+    fn check_entry_arg_shadowing(&self, a: &Argument) -> PResult<()> {
+        let n = self.scopes.len();
+        let Some(cur) = self.scopes.last() else {
+            return Ok(());
+        };
+        if cur.isolated {
+            return Ok(());
+        }
+        for s in self.scopes[..n - 1].iter().rev() {
+            if let Some((_, prev)) = s.defs.get(&a.name.name) {
+                return Err(Diagnostic::new(
+                    a.name.span,
+                    format!("region entry argument '%{}' is already in use", a.name.name),
+                )
+                .with_note(Some(*prev), "previously referenced here"));
+            }
+            if s.isolated {
+                break;
+            }
+        }
+        Ok(())
     }
     fn pop_scope(&mut self) -> PResult<()> {
         let Some(s) = self.scopes.pop() else {
@@ -878,6 +913,10 @@ impl<'a> Parser<'a> {
             .and_then(|d| d.default_dialect)
             .unwrap_or("");
         self.dialect_stack.push(d);
+        let iso = self
+            .reg
+            .has_trait(name, crate::registry::traits::ISOLATED_FROM_ABOVE);
+        self.isolated_stack.push(iso);
     }
 
     fn parse_custom_op(&mut self, name_span: Span) -> PResult<OperationState> {
@@ -906,9 +945,12 @@ impl<'a> Parser<'a> {
         self.bump();
         let mut st = OperationState::new(def.name);
         self.dialect_stack.push(def.default_dialect.unwrap_or(""));
+        self.isolated_stack
+            .push(def.has(crate::registry::traits::ISOLATED_FROM_ABOVE));
         let parse = def.parse.expect("filtered above");
         let r = parse(self, &mut st);
         self.dialect_stack.pop();
+        self.isolated_stack.pop();
         r?;
         for name in def.inherent {
             if let Some(a) = st.attrs.remove(name) {
@@ -953,6 +995,7 @@ impl<'a> Parser<'a> {
                 Ok(())
             })();
             self.dialect_stack.pop();
+            self.isolated_stack.pop();
             r?;
             self.parse_rparen()?;
         }
@@ -1047,6 +1090,7 @@ impl<'a> Parser<'a> {
             let b = self.m.create_block();
             self.m.append_block(region, b);
             for a in entry_args {
+                self.check_entry_arg_shadowing(a)?;
                 let v = self.m.add_block_arg(b, a.ty.clone(), a.loc.clone());
                 self.define_values(&a.name.name, vec![v], a.name.span)?;
             }
