@@ -337,19 +337,23 @@ pub fn write_symbol(out: &mut String, name: &str) {
 
 impl fmt::Display for Dict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::from("{");
+        f.write_str("{")?;
         for (i, n) in self.0.iter().enumerate() {
             if i > 0 {
-                s.push_str(", ");
+                f.write_str(", ")?;
             }
-            write_key(&mut s, &n.name);
+            if is_bare_identifier(&n.name) {
+                f.write_str(&n.name)?;
+            } else {
+                let mut k = String::new();
+                write_key(&mut k, &n.name);
+                f.write_str(&k)?;
+            }
             if n.value != Attribute::Unit {
-                s.push_str(" = ");
-                s.push_str(&n.value.to_string());
+                write!(f, " = {}", n.value)?;
             }
         }
-        s.push('}');
-        f.write_str(&s)
+        f.write_str("}")
     }
 }
 

@@ -12,7 +12,7 @@ use std::fmt::Write;
 use crate::fxhash::{FxHashMap, FxHashSet};
 
 use crate::affine::{AffineExpr, AffineMap};
-use crate::attrs::{write_symbol, Attribute, Dict, Location};
+use crate::attrs::{write_key, write_symbol, Attribute, Dict, Location};
 use crate::ir::{BlockId, Module, OpId, RegionId, ValueDef, ValueId};
 use crate::lexer::is_suffix_id;
 use crate::registry::{traits, Registry};
@@ -356,13 +356,20 @@ impl<'a> Printer<'a> {
     }
     /// Prints ` {a = 1, b}` if any entry remains after leaving out `elided`.
     pub fn print_optional_attr_dict(&mut self, d: &Dict, elided: &[&str]) {
-        let kept: Vec<_> = d
-            .iter()
-            .filter(|n| !elided.contains(&n.name.as_str()))
-            .cloned()
-            .collect();
-        if !kept.is_empty() {
-            let _ = write!(self.out, " {}", Dict(kept));
+        let mut first = true;
+        for n in d.iter() {
+            if elided.contains(&n.name.as_str()) {
+                continue;
+            }
+            self.out.push_str(if first { " {" } else { ", " });
+            first = false;
+            write_key(&mut self.out, &n.name);
+            if n.value != Attribute::Unit {
+                let _ = write!(self.out, " = {}", n.value);
+            }
+        }
+        if !first {
+            self.out.push('}');
         }
     }
     /// Prints ` attributes {a = 1}` if any entry remains after leaving out `elided`.

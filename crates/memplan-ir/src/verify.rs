@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use crate::attrs::Attribute;
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{BlockId, Module, OpId, RegionId, ValueDef, ValueId};
-use crate::registry::{traits, Registry};
+use crate::registry::{traits, OpDef, Registry};
 use crate::types::Type;
 
 /// Verifies the whole module; returns the first error found.
@@ -34,8 +34,13 @@ pub fn verify(m: &Module, reg: &Registry) -> Result<(), Diagnostic> {
     let mut dom = DomInfo::new(m.num_blocks());
     // Whether each region is a graph region (regions not reached count as graph).
     let mut graph_region = vec![true; m.num_regions()];
+    // The registry entry of every op, looked up once.
+    let mut defs: Vec<Option<&OpDef>> = vec![None; m.num_ops()];
     for &op in &ops {
-        let graph = is_graph_owner(m, reg, op);
+        defs[op.index()] = reg.get(&m.op(op).name);
+    }
+    for &op in &ops {
+        let graph = defs[op.index()].is_none_or(|d| d.has(traits::GRAPH_REGION));
         for &r in m.regions(op) {
             graph_region[r.index()] = graph;
             for &b in m.region_blocks(r) {
@@ -56,18 +61,13 @@ pub fn verify(m: &Module, reg: &Registry) -> Result<(), Diagnostic> {
         order: &order,
         dom: &dom,
         graph_region: &graph_region,
+        defs: &defs,
     };
     for &op in &ops {
         cx.verify_op(op)?;
     }
-    verify_symbols(m, reg, &ops)?;
+    verify_symbols(m, &defs, &ops)?;
     Ok(())
-}
-
-/// True if the regions of `op` are graph regions (no dominance requirement).
-fn is_graph_owner(m: &Module, reg: &Registry, op: OpId) -> bool {
-    reg.get(&m.op(op).name)
-        .is_none_or(|d| d.has(traits::GRAPH_REGION))
 }
 
 fn span_of(m: &Module, op: OpId) -> Span {
@@ -244,6 +244,7 @@ struct Ctx<'a> {
     order: &'a [u32],
     dom: &'a DomInfo,
     graph_region: &'a [bool],
+    defs: &'a [Option<&'a OpDef>],
 }
 
 impl Ctx<'_> {
@@ -262,7 +263,7 @@ impl Ctx<'_> {
             }
         }
         self.check_successor_operands(op)?;
-        let Some(def) = self.reg.get(&d.name) else {
+        let Some(def) = self.defs[op.index()] else {
             return Ok(());
         };
         if def.has(traits::TERMINATOR) {
@@ -532,11 +533,11 @@ fn sym_name(m: &Module, op: OpId) -> Option<&str> {
 }
 
 /// Symbol tables: unique names per table, and `func.call` / `func.constant` targets.
-fn verify_symbols(m: &Module, reg: &Registry, ops: &[OpId]) -> Result<(), Diagnostic> {
+fn verify_symbols(m: &Module, defs: &[Option<&OpDef>], ops: &[OpId]) -> Result<(), Diagnostic> {
     // name -> op, per symbol-table op
     let mut tables: HashMap<OpId, HashMap<&str, OpId>> = HashMap::new();
     for &op in ops {
-        if !reg.has_trait(&m.op(op).name, traits::SYMBOL_TABLE) {
+        if !defs[op.index()].is_some_and(|d| d.has(traits::SYMBOL_TABLE)) {
             continue;
         }
         let mut names: HashMap<&str, OpId> = HashMap::new();

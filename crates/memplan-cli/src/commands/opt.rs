@@ -112,6 +112,8 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     if let Err(d) = run_passes(&mut m, &reg, &args.passes) {
         return fail(&d);
     }
+    // The source is only needed for error messages: free it before the output is built.
+    drop(sm);
     let out = print_module(
         &m,
         &reg,

@@ -187,6 +187,9 @@ impl<'a> Parser<'a> {
         }
         self.leave();
         self.expect(Tok::RBrace, "'}' to end the dictionary")?;
+        // Most dictionaries hold one or two entries; drop the growth slack (an op keeps
+        // its dictionaries for the module's lifetime).
+        into.0.shrink_to_fit();
         Ok(())
     }
 

@@ -607,14 +607,16 @@ impl<'a> Parser<'a> {
         }
         let mut resolved = Vec::new();
         if !scope.fwd.is_empty() {
-            let keys: Vec<(String, u32)> =
-                scope.fwd.keys().filter(|k| k.0 == name).cloned().collect();
-            for k in keys {
-                let (ph, uspan) = scope.fwd.remove(&k).unwrap_or((vals[0], span));
-                resolved.push((k.1, ph, uspan));
+            // Forward uses `%name#i` of this definition (a use with a result number past the
+            // end stays pending and is reported as undeclared when the region closes).
+            let mut key = (name.to_string(), 0u32);
+            for i in 0..vals.len() as u32 {
+                key.1 = i;
+                if let Some((ph, uspan)) = scope.fwd.remove(&key) {
+                    resolved.push((i, ph, uspan));
+                }
             }
         }
-        scope.defs.insert(name.to_string(), (vals.clone(), span));
         for (n, ph, uspan) in resolved {
             let Some(&v) = vals.get(n as usize) else {
                 return Err(Diagnostic::new(
@@ -634,6 +636,9 @@ impl<'a> Parser<'a> {
                 .with_note(Some(uspan), "prior use here"));
             }
             self.m.replace_all_uses(ph, v);
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.defs.insert(name.to_string(), (vals, span));
         }
         Ok(())
     }
@@ -840,11 +845,11 @@ impl<'a> Parser<'a> {
     fn parse_operation(&mut self, block: BlockId) -> PResult<OpId> {
         self.enter()?;
         let op_start = self.tok.span;
-        let mut groups: Vec<(String, u32, Span)> = Vec::new();
+        let mut groups: Vec<(&'a str, u32, Span)> = Vec::new();
         if self.at(Tok::PercentId) {
             loop {
                 let span = self.expect(Tok::PercentId, "SSA value name")?;
-                let name = self.text(span)[1..].to_string();
+                let name = &self.text(span)[1..];
                 let mut count = 1;
                 if self.consume_if(Tok::Colon) {
                     let n = self.parse_integer()?;
@@ -892,15 +897,17 @@ impl<'a> Parser<'a> {
                 ),
             ));
         }
+        // Custom parsers fill dictionaries with `set`; keep no growth slack per op.
+        st.props.0.shrink_to_fit();
+        st.attrs.0.shrink_to_fit();
         let op = self.m.create_op(st);
         self.m.op_mut(op).span = op_start;
         self.m.append_op(block, op);
-        let results = self.m.results(op).to_vec();
         let mut i = 0usize;
         for (name, count, span) in groups {
-            let vals = results[i..i + count as usize].to_vec();
+            let vals = self.m.results(op)[i..i + count as usize].to_vec();
             i += count as usize;
-            self.define_values(&name, vals, span)?;
+            self.define_values(name, vals, span)?;
         }
         self.leave();
         Ok(op)
