@@ -1,7 +1,9 @@
 //! Dev tool (not part of the library): runs `--algo exact` on MiniMalloc-style CSV
 //! files (`id,lower,upper,size[,alignment][,offset]`) and prints one table row each.
 //!
-//! `cargo run --release -p memplan-core --example exact_bench -- [--time SECS] [--runs K] FILE...`
+//! `cargo run --release -p memplan-core --example exact_bench -- [--time SECS] [--runs K] [--cap BYTES] FILE...`
+//!
+//! With `--cap`, the problem gets that capacity (a decision run: the first plan within it).
 
 use std::time::{Duration, Instant};
 
@@ -45,11 +47,16 @@ fn main() {
     let mut time = 10.0f64;
     let mut runs = 1usize;
     let mut files = Vec::new();
+    let mut cap: Option<u64> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--time" => {
                 time = args[i + 1].parse().unwrap_or(10.0);
+                i += 1;
+            }
+            "--cap" => {
+                cap = args[i + 1].parse().ok();
                 i += 1;
             }
             "--runs" => {
@@ -70,6 +77,8 @@ fn main() {
                 continue;
             }
         };
+        let mut p = p;
+        p.capacity = cap;
         let lb = memplan_core::bounds::max_load(&p);
         let mut opts = Options::with_algorithm(Algorithm::Exact);
         opts.time_limit = Some(Duration::from_secs_f64(time));

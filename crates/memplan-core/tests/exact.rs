@@ -170,6 +170,51 @@ fn matches_permutation_brute_force() {
     }
 }
 
+/// One or two long "bridge" buffers over short ones on both sides: placing a
+/// bridge removes the last buffer crossing a time cut, so the search splits
+/// mid-way and re-ranks the two sides with the totals of that moment.
+fn random_bridged(rng: &mut Rng, n: usize) -> Problem {
+    let mut bufs = vec![Buffer::new(2 + rng.below(6), 0, 12)];
+    if rng.below(2) == 0 {
+        bufs.push(Buffer::new(
+            1 + rng.below(4),
+            2 + rng.below(3),
+            9 + rng.below(3),
+        ));
+    }
+    while bufs.len() < n {
+        let left = rng.below(2) == 0;
+        let s = if left { rng.below(4) } else { 6 + rng.below(4) };
+        let e = (s + 1 + rng.below(3)).min(if left { 6 } else { 12 });
+        bufs.push(Buffer::new(1 + rng.below(9), s, e));
+    }
+    Problem::new(bufs)
+}
+
+#[test]
+fn matches_brute_force_across_mid_search_splits() {
+    let mut rng = Rng(0x0DDB_A11C_AFE0_F00D);
+    for case in 0..120 {
+        let n = 3 + (case % 6);
+        let p = random_bridged(&mut rng, n);
+        let want = brute_permutations(&p);
+        let got = plan(&p, &exact_opts()).expect("plans");
+        check_offsets(&p, &got.offsets).expect("valid plan");
+        assert_eq!(got.peak(), want, "case {case}: {p:?}");
+        assert!(got.optimal, "case {case} not proved");
+        // Just below the optimum must be proved infeasible, not merely unfound.
+        if want > bounds::max_load(&p) {
+            let mut q = p.clone();
+            q.capacity = Some(want - 1);
+            assert!(
+                matches!(plan(&q, &exact_opts()), Err(PlanError::Infeasible { .. })),
+                "case {case}: capacity {} not refuted",
+                want - 1
+            );
+        }
+    }
+}
+
 #[test]
 fn matches_offset_brute_force_with_alignment_holes_and_fixed() {
     let mut rng = Rng(0x1234_5678_9ABC_DEF1);

@@ -311,11 +311,10 @@ fn error_positions() {
         "{r}"
     );
     assert!(r.contains("\n              ^\n"), "{r}");
-    let (l, c, r) =
-        err_at("func.func @f() {\n  %0 = tensor.empty() : tensor<4xf32>\n  return\n}\n");
+    let (l, c, r) = err_at("func.func @f() {\n  %0 = foo.empty() : tensor<4xf32>\n  return\n}\n");
     assert_eq!((l, c), (2, 8), "{r}");
     assert!(
-        r.contains("custom op 'tensor.empty' is unknown") && r.contains("--mlir-print-op-generic"),
+        r.contains("custom op 'foo.empty' is unknown") && r.contains("--mlir-print-op-generic"),
         "{r}"
     );
     let (l, _, r) = err_at("func.func @f(%a: i32) -> i64 {\n  return %a : i32\n}\n");

@@ -34,14 +34,142 @@ pub struct OptArgs {
     pub passes: PassArgs,
 }
 
-/// Pass flags of `memplan opt`. Add each pass here as an option (e.g. `--merge-alloc[=OPTIONS]`
-/// as `Option<Option<String>>` with `num_args = 0..=1`, `--print-lifetimes`, `--remarks`,
-/// `--svg DIR`) and run it in [`run_passes`].
+/// Pass flags of `memplan opt`.
 #[derive(clap::Args, Debug, Default)]
-pub struct PassArgs {}
+pub struct PassArgs {
+    /// Merge static allocations into one arena per allocation scope and memory space.
+    /// Options mlir-opt style: `--merge-alloc="alignment=64 planner=portfolio"`, any planner
+    /// of `memplan plan --algo` (e.g. `exact`), `analysis-only` to annotate instead of rewrite.
+    #[arg(long = "merge-alloc", value_name = "OPTIONS", num_args = 0..=1, require_equals = true)]
+    pub merge_alloc: Option<Option<String>>,
+    /// Print every allocation's scope and tick range (as `//` comment lines on stdout,
+    /// before the module); runs the merge-alloc analysis when `--merge-alloc` is absent.
+    #[arg(long = "print-lifetimes")]
+    pub print_lifetimes: bool,
+    /// Print the passes' remarks (why an allocation was not merged, arena summaries) to stderr.
+    #[arg(long = "remarks")]
+    pub remarks: bool,
+    /// Draw each planned scope as an SVG file in this directory.
+    #[arg(long = "svg", value_name = "DIR")]
+    pub svg: Option<PathBuf>,
+}
 
 /// Runs the requested passes over a verified module. Returns a diagnostic on failure.
-fn run_passes(_m: &mut Module, _reg: &Registry, _passes: &PassArgs) -> Result<(), Diagnostic> {
+fn run_passes(
+    m: &mut Module,
+    _reg: &Registry,
+    passes: &PassArgs,
+    sm: &SourceMap,
+) -> Result<(), Diagnostic> {
+    use memplan_passes::transform::merge_alloc::{merge_alloc, MergeAllocOptions};
+    let wanted = passes.merge_alloc.is_some() || passes.print_lifetimes || passes.svg.is_some();
+    if !wanted {
+        return Ok(());
+    }
+    let mut opts = match &passes.merge_alloc {
+        Some(Some(text)) => MergeAllocOptions::parse(text)
+            .map_err(|e| Diagnostic::new(memplan_ir::Span::default(), e.to_string()))?,
+        _ => MergeAllocOptions::default(),
+    };
+    if passes.merge_alloc.is_none() {
+        // Only the analysis views were asked for: leave the IR as it is.
+        opts.analysis_only = true;
+    }
+    let annotate = passes.merge_alloc.is_some();
+    let mut scratch;
+    let target: &mut Module = if annotate {
+        m
+    } else {
+        scratch = m.clone();
+        &mut scratch
+    };
+    let report = merge_alloc(target, &opts)
+        .map_err(|e| Diagnostic::new(memplan_ir::Span::default(), e.to_string()))?;
+    if passes.print_lifetimes {
+        let mut out = String::new();
+        for rec in &report.lifetimes {
+            out.push_str("// lifetime: ");
+            out.push_str(&rec.to_string());
+            out.push('\n');
+        }
+        for s in &report.scopes {
+            out.push_str(&format!(
+                "// arena: @{} {}{} {} B (sum {} B, lower bound {} B)\n",
+                s.function,
+                s.label,
+                if s.space.is_empty() {
+                    String::new()
+                } else {
+                    format!(" space {}", s.space)
+                },
+                s.arena_bytes,
+                s.sum_bytes,
+                s.lower_bound
+            ));
+        }
+        print!("{out}");
+    }
+    if passes.remarks {
+        let mut err = String::new();
+        for r in &report.remarks {
+            let (line, col) = sm.line_col(r.span.start);
+            err.push_str(&format!(
+                "{}:{line}:{col}: remark: {}\n",
+                sm.name(),
+                r.message
+            ));
+        }
+        eprint!("{err}");
+    }
+    if let Some(dir) = &passes.svg {
+        write_svgs(dir, &report.scopes).map_err(|e| {
+            Diagnostic::new(
+                memplan_ir::Span::default(),
+                format!("cannot write SVG files to {}: {e}", dir.display()),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Writes one `FUNCTION.SCOPE[.SPACE].svg` per planned scope.
+fn write_svgs(
+    dir: &std::path::Path,
+    scopes: &[memplan_passes::transform::merge_alloc::ScopeReport],
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for s in scopes {
+        let clean = |t: &str| -> String {
+            t.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        };
+        let mut file = format!("{}.{}", clean(&s.function), clean(&s.label));
+        if !s.space.is_empty() {
+            file.push('.');
+            file.push_str(&clean(&s.space));
+        }
+        file.push_str(".svg");
+        let lbs = memplan_core::bounds::max_load_per_space(&s.problem);
+        let title = format!(
+            "merge-alloc @{} {}: arena {} B, sum {} B, lower bound {} B",
+            s.function, s.label, s.arena_bytes, s.sum_bytes, s.lower_bound
+        );
+        let text = crate::svg::render(&crate::svg::PlotInput {
+            problem: &s.problem,
+            ids: &s.names,
+            plan: &s.plan,
+            lower_bounds: &lbs,
+            title: &title,
+        });
+        std::fs::write(dir.join(file), text)?;
+    }
     Ok(())
 }
 
@@ -109,7 +237,7 @@ fn run_inner(args: &OptArgs) -> ExitCode {
             return fail(&d);
         }
     }
-    if let Err(d) = run_passes(&mut m, &reg, &args.passes) {
+    if let Err(d) = run_passes(&mut m, &reg, &args.passes, &sm) {
         return fail(&d);
     }
     // The source is only needed for error messages: free it before the output is built.

@@ -11,6 +11,7 @@
 //! %v = memref.view %buf[%shift][%n] : memref<2048xi8> to memref<?xf32>
 //! %s = memref.subview %a[0, %i] [4, 4] [1, 1] : memref<8x8xf32> to memref<4x4xf32, strided<[8, 1], offset: ?>>
 //! %x = memref.load %a[%i] : memref<?xf32>      memref.store %x, %a[%i] : memref<?xf32>
+//! %y = memref.generic_atomic_rmw %a[%i] : memref<?xf32> { ^bb0(%cur: f32): ... memref.atomic_yield %v : f32 }
 //! ```
 //!
 //! The first section holds small helpers shared by the other dialect files of this group
@@ -332,6 +333,26 @@ pub fn register(r: &mut Registry) {
         Some(verify_store),
         &["nontemporal", "alignment"],
     ));
+    r.register(OpDef {
+        traits: traits::SINGLE_BLOCK,
+        ..simple(
+            "memref.generic_atomic_rmw",
+            parse_generic_atomic_rmw,
+            print_generic_atomic_rmw,
+            Some(verify_generic_atomic_rmw),
+            &[],
+        )
+    });
+    r.register(OpDef {
+        traits: traits::TERMINATOR,
+        ..simple(
+            "memref.atomic_yield",
+            parse_atomic_yield,
+            print_atomic_yield,
+            Some(verify_atomic_yield),
+            &[],
+        )
+    });
     r.register(simple(
         "memref.view",
         parse_view,
@@ -954,6 +975,195 @@ fn verify_atomic_rmw(m: &Module, op: OpId) -> Result<(), String> {
     check_indices(m, t, &ops[2..], "atomic_rmw")?;
     if t.element_type() != Some(m.value_type(ops[0])) {
         return Err("value type must match the memref element type".into());
+    }
+    Ok(())
+}
+
+// ===================== generic_atomic_rmw / atomic_yield =====================
+
+/// Ops with memory effects that may not appear in a `memref.generic_atomic_rmw` body
+/// (MLIR asks `isMemoryEffectFree`; memplan has no effect interface, so it lists the
+/// common offenders and lets everything else through).
+const SIDE_EFFECT_OPS: &[&str] = &[
+    "affine.load",
+    "affine.store",
+    "func.call",
+    "func.call_indirect",
+    "gpu.barrier",
+    "memref.alloc",
+    "memref.alloca",
+    "memref.atomic_rmw",
+    "memref.copy",
+    "memref.dealloc",
+    "memref.dma_start",
+    "memref.dma_wait",
+    "memref.generic_atomic_rmw",
+    "memref.load",
+    "memref.prefetch",
+    "memref.realloc",
+    "memref.store",
+    "vector.load",
+    "vector.maskedload",
+    "vector.maskedstore",
+    "vector.store",
+    "vector.transfer_read",
+    "vector.transfer_write",
+];
+
+/// `%m[%i, %j] : memref<..> { ^bb0(%cur: T): ... memref.atomic_yield %v : T } attr-dict`.
+fn parse_generic_atomic_rmw(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let mref = p.parse_operand()?;
+    let idx = p.parse_operand_list_delimited(Delimiter::Square)?;
+    p.parse_colon()?;
+    let at = p.current_span();
+    let t = p.parse_type()?;
+    let Some(parts) = memref_parts(&t) else {
+        return Err(crate::Diagnostic::new(at, "expected a ranked memref type"));
+    };
+    let elem = parts.elem.clone();
+    st.operands.push(p.resolve_operand(&mref, &t)?);
+    st.operands.extend(resolve_indices(p, &idx)?);
+    let r = p.parse_region(&[])?;
+    st.regions.push(r);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    st.result_types.push(elem);
+    Ok(())
+}
+
+fn print_generic_atomic_rmw(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    let [r] = m.regions(op) else { return false };
+    if ops.is_empty() || m.results(op).len() != 1 || !all_index(m, &ops[1..]) {
+        return false;
+    }
+    let t = m.value_type(ops[0]);
+    match memref_parts(t) {
+        Some(parts) if parts.elem == m.value_type(m.results(op)[0]) => {}
+        _ => return false,
+    }
+    // The region's entry block must print its argument list (`^bb0(%cur: f32):`).
+    if m.region_blocks(*r)
+        .first()
+        .is_none_or(|&b| m.block_args(b).is_empty())
+    {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(ops[0]);
+    p.write("[");
+    p.print_operands(&ops[1..]);
+    p.write("] : ");
+    p.print_type(t);
+    p.write(" ");
+    p.print_region(*r, true, true);
+    print_attrs(p, op, &[]);
+    true
+}
+
+fn verify_generic_atomic_rmw(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    let Some(&mref) = ops.first() else {
+        return Err("expects a memref operand".into());
+    };
+    let t = m.value_type(mref);
+    let Some(parts) = memref_parts(t) else {
+        return Err(format!(
+            "operand #0 must be memref of any type values, but got '{t}'"
+        ));
+    };
+    for (i, &v) in ops.iter().enumerate().skip(1) {
+        if !m.value_type(v).is_index() {
+            return Err(format!(
+                "operand #{i} must be variadic of index, but got '{}'",
+                m.value_type(v)
+            ));
+        }
+    }
+    let [res] = m.results(op) else {
+        return Err("expects one result".into());
+    };
+    let rt = m.value_type(*res);
+    if parts.elem != rt {
+        return Err("failed to verify that result type matches element type of memref".into());
+    }
+    let [r] = m.regions(op) else {
+        return Err("requires one region".into());
+    };
+    let Some(&b) = m.region_blocks(*r).first() else {
+        return Err("expects a non-empty block".into());
+    };
+    match m.last_op(b) {
+        None => return Err("expects a non-empty block".into()),
+        Some(last) if m.op(last).name != "memref.atomic_yield" => {
+            return Err(format!(
+                "expects regions to end with 'memref.atomic_yield', found '{}'",
+                m.op(last).name
+            ))
+        }
+        Some(_) => {}
+    }
+    let args = m.block_args(b);
+    if args.len() != 1 {
+        return Err("expected single number of entry block arguments".into());
+    }
+    if m.value_type(args[0]) != rt {
+        return Err("expected block argument of the same type result type".into());
+    }
+    let mut bad = None;
+    m.walk(op, &mut |m, o| {
+        if o != op && bad.is_none() && SIDE_EFFECT_OPS.contains(&m.op(o).name.as_str()) {
+            bad = Some(m.op(o).name.clone());
+        }
+    });
+    if let Some(name) = bad {
+        return Err(format!(
+            "body should contain only operations with no side effects, but contains '{name}'"
+        ));
+    }
+    Ok(())
+}
+
+fn parse_atomic_yield(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let v = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands.push(p.resolve_operand(&v, &t)?);
+    Ok(())
+}
+
+fn print_atomic_yield(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let [v] = m.operands(op) else { return false };
+    if !m.results(op).is_empty() {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(*v);
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(*v));
+    true
+}
+
+fn verify_atomic_yield(m: &Module, op: OpId) -> Result<(), String> {
+    let Some(parent) = m
+        .parent_op(op)
+        .filter(|&o| m.op(o).name == "memref.generic_atomic_rmw")
+    else {
+        return Err("expects parent op 'memref.generic_atomic_rmw'".into());
+    };
+    let [v] = m.operands(op) else {
+        return Err("expects one operand".into());
+    };
+    let yt = m.value_type(*v);
+    if let Some(&res) = m.results(parent).first() {
+        let pt = m.value_type(res);
+        if yt != pt {
+            return Err(format!(
+                "types mismatch between yield op: '{yt}' and its parent: '{pt}'"
+            ));
+        }
     }
     Ok(())
 }

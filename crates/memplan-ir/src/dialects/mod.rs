@@ -12,8 +12,12 @@ pub mod builtin;
 pub mod cf;
 pub mod func;
 pub mod gpu;
+pub mod linalg;
+pub mod math;
 pub mod memref;
 pub mod scf;
+pub mod tensor;
+pub mod vector;
 
 use crate::registry::Registry;
 
@@ -27,5 +31,9 @@ pub fn register_all(r: &mut Registry) {
     cf::register(r);
     affine::register(r);
     bufferization::register(r);
+    math::register(r);
+    linalg::register(r);
+    tensor::register(r);
+    vector::register(r);
     gpu::register(r);
 }

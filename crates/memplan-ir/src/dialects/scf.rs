@@ -11,7 +11,17 @@
 //! %w = scf.while (%a = %x) : (i32) -> i32 { scf.condition(%c) %a : i32 } do { ^bb0(%b: i32): scf.yield %b : i32 }
 //! scf.parallel (%i) = (%lb) to (%ub) step (%s) { ... scf.reduce }
 //! %y = scf.index_switch %k -> i32 case 2 { ... } default { ... }
+//! scf.forall (%i, %j) in (%n, 8) { ... } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+//! %t = scf.forall (%i) = (%lb) to (%ub) step (4) shared_outs(%o = %init) -> (tensor<?xf32>) {
+//!   ... scf.forall.in_parallel { tensor.parallel_insert_slice ... } }
 //! ```
+//!
+//! `scf.forall` keeps its bounds as mixed static/dynamic lists (`staticLowerBound` etc. with
+//! `DYNAMIC` marking an SSA operand). mlir-opt prints the short `in (...)` form whenever the
+//! lower bounds fold to 0 and the steps to 1, even when they are SSA constants, which drops
+//! those operands on re-parse; memplan prints `in` only when the bounds are *static* 0/1, so
+//! printing never changes the IR. Likewise the implicit `scf.forall.in_parallel` is left out
+//! only when it is the plain empty terminator the parser would re-create.
 
 use crate::attrs::Attribute;
 use crate::ir::{Module, OpId, OperationState, RegionId, ValueId};
@@ -22,9 +32,9 @@ use crate::registry::{traits, OpDef, Registry};
 use crate::types::Type;
 
 use super::memref::{
-    ensure_terminator, flag, int_array, parse_values_colon_types, print_attrs, print_attrs_kw,
-    print_values_colon_types, prop, segments, segments_checked, set_segments, single_block,
-    terminators_elidable, types_of,
+    all_index, count_dynamic, ensure_terminator, flag, int_array, parse_values_colon_types,
+    print_attrs, print_attrs_kw, print_values_colon_types, prop, segments, segments_checked,
+    set_segments, single_block, terminators_elidable, types_of,
 };
 
 /// Ops an `scf.yield` may terminate.
@@ -114,6 +124,23 @@ pub fn register(r: &mut Registry) {
         print_values_colon_types,
         verify_yield,
         traits::TERMINATOR,
+    ));
+    r.register(OpDef {
+        inherent: &["mapping"],
+        ..def(
+            "scf.forall",
+            parse_forall,
+            print_forall,
+            verify_forall,
+            traits::SINGLE_BLOCK,
+        )
+    });
+    r.register(def(
+        "scf.forall.in_parallel",
+        parse_in_parallel,
+        print_in_parallel,
+        verify_in_parallel,
+        traits::TERMINATOR | traits::NO_TERMINATOR | traits::GRAPH_REGION | traits::SINGLE_BLOCK,
     ));
     r.register(def(
         "scf.condition",
@@ -1064,4 +1091,380 @@ fn verify_reduce_return(m: &Module, op: OpId) -> Result<(), String> {
         Some(par) if m.op(par).name == "scf.reduce" => Ok(()),
         _ => Err("expects parent op 'scf.reduce'".into()),
     }
+}
+
+// ===================== scf.forall / scf.forall.in_parallel =====================
+
+/// Names of the three static bound lists of `scf.forall`, in operand-segment order.
+const FORALL_LISTS: [&str; 3] = ["staticLowerBound", "staticUpperBound", "staticStep"];
+
+/// Ops allowed in `scf.forall.in_parallel` (MLIR's `ParallelCombiningOpInterface`), with
+/// the index of the operand they write to.
+const PARALLEL_COMBINING: &[(&str, usize)] = &[("tensor.parallel_insert_slice", 1)];
+
+/// Creates the implicit `scf.forall.in_parallel` (one empty block) when the body's last op
+/// is not a terminator, like `ForallOp::ensureTerminator`.
+fn ensure_in_parallel(p: &mut Parser<'_>, r: RegionId) {
+    let has_terminator = {
+        let m = p.module();
+        m.region_blocks(r)
+            .last()
+            .and_then(|&b| m.last_op(b))
+            .is_some_and(|o| p.registry().has_trait(&m.op(o).name, traits::TERMINATOR))
+    };
+    if has_terminator {
+        return;
+    }
+    let m = p.module_mut();
+    let b = match m.region_blocks(r).last() {
+        Some(&b) => b,
+        None => {
+            let b = m.create_block();
+            m.append_block(r, b);
+            b
+        }
+    };
+    let body = m.create_region();
+    let inner = m.create_block();
+    m.append_block(body, inner);
+    let mut st = OperationState::new("scf.forall.in_parallel");
+    st.regions.push(body);
+    let t = m.create_op(st);
+    m.append_op(b, t);
+}
+
+/// True if `t` is the plain `scf.forall.in_parallel` the parser re-creates when it is left
+/// out: no operands, results, attributes or location, one region with one empty block.
+fn in_parallel_elidable(m: &Module, t: OpId) -> bool {
+    let d = m.op(t);
+    if d.name != "scf.forall.in_parallel"
+        || !m.operands(t).is_empty()
+        || !m.results(t).is_empty()
+        || !d.attrs.is_empty()
+        || !d.props.is_empty()
+        || !matches!(d.loc, crate::Location::Unknown)
+    {
+        return false;
+    }
+    match m.regions(t) {
+        [r] => single_block(m, *r)
+            .is_some_and(|b| m.first_op(b).is_none() && m.block_args(b).is_empty()),
+        _ => false,
+    }
+}
+
+fn parse_forall(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let ivs = p.parse_argument_list(Delimiter::Paren, false, false)?;
+    let n = ivs.len();
+    let idx = Type::index();
+    let mut dynamic: [Vec<ValueId>; 3] = Default::default();
+    let mut statics: [Vec<i64>; 3] = Default::default();
+    if p.parse_optional_keyword("in") {
+        let mut us = Vec::new();
+        statics[1] = p.parse_dynamic_index_list(&mut us, Delimiter::Paren)?;
+        dynamic[1] = p.resolve_operands_same(&us, &idx)?;
+        statics[0] = vec![0; n];
+        statics[2] = vec![1; n];
+    } else {
+        for (i, kw) in ["=", "to", "step"].iter().enumerate() {
+            if i == 0 {
+                p.parse_equal()?;
+            } else {
+                p.parse_keyword(kw)?;
+            }
+            let mut us = Vec::new();
+            statics[i] = p.parse_dynamic_index_list(&mut us, Delimiter::Paren)?;
+            dynamic[i] = p.resolve_operands_same(&us, &idx)?;
+        }
+    }
+    let mut out_names = Vec::new();
+    let mut outs = Vec::new();
+    if p.parse_optional_keyword("shared_outs") {
+        let at = p.current_span();
+        let (names, vals) = parse_assignment_list(p)?;
+        st.result_types = p.parse_optional_arrow_type_list()?;
+        let rt = st.result_types.clone();
+        outs = p.resolve_operands(&vals, &rt, at)?;
+        out_names = names;
+    }
+    let mut args: Vec<Argument> = ivs
+        .into_iter()
+        .map(|mut a| {
+            a.ty = idx.clone();
+            a
+        })
+        .collect();
+    args.extend(make_args(&out_names, &st.result_types));
+    let r = p.parse_region(&args)?;
+    ensure_in_parallel(p, r);
+    st.regions.push(r);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let mut counts: Vec<usize> = dynamic.iter().map(Vec::len).collect();
+    counts.push(outs.len());
+    for d in dynamic {
+        st.operands.extend(d);
+    }
+    st.operands.extend(outs);
+    // Properties in alphabetical order, as mlir-opt lists them.
+    if let Some(a) = st.attrs.remove("mapping") {
+        st.props.set("mapping", a);
+    }
+    set_segments(st, &counts);
+    st.props
+        .set("staticLowerBound", Attribute::i64_array(&statics[0]));
+    st.props
+        .set("staticStep", Attribute::i64_array(&statics[2]));
+    st.props
+        .set("staticUpperBound", Attribute::i64_array(&statics[1]));
+    Ok(())
+}
+
+/// The static bound lists of a forall, each checked against its dynamic operand segment.
+fn forall_lists(m: &Module, op: OpId, seg: &[Vec<ValueId>]) -> Option<[Vec<i64>; 3]> {
+    let mut out: [Vec<i64>; 3] = Default::default();
+    for (i, name) in FORALL_LISTS.iter().enumerate() {
+        let l = int_array(m, op, name)?;
+        if count_dynamic(&l) != seg[i].len() {
+            return None;
+        }
+        out[i] = l;
+    }
+    Some(out)
+}
+
+fn print_forall(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let Some(seg) = segments(m, op, 4) else {
+        return false;
+    };
+    let Some(lists) = forall_lists(m, op, &seg) else {
+        return false;
+    };
+    let n = lists[0].len();
+    if lists[1].len() != n || lists[2].len() != n {
+        return false;
+    }
+    let [r] = m.regions(op) else { return false };
+    let Some(b) = single_block(m, *r) else {
+        return false;
+    };
+    let args = m.block_args(b);
+    let outs = &seg[3];
+    if args.len() != n + outs.len() || !args_plain(m, b) || !all_index(m, &args[..n]) {
+        return false;
+    }
+    let out_tys = types_of(m, outs);
+    if types_of(m, &args[n..]) != out_tys || types_of(m, m.results(op)) != out_tys {
+        return false;
+    }
+    p.write(" (");
+    p.print_operands(&args[..n]);
+    p.write(")");
+    let normalized = lists[0].iter().all(|&v| v == 0) && lists[2].iter().all(|&v| v == 1);
+    if normalized {
+        p.write(" in ");
+        p.print_dynamic_index_list(&seg[1], &lists[1], '(', ')');
+    } else {
+        for (i, kw) in [" = ", " to ", " step "].iter().enumerate() {
+            p.write(kw);
+            p.print_dynamic_index_list(&seg[i], &lists[i], '(', ')');
+        }
+    }
+    print_assignment_list(p, " shared_outs", &args[n..], outs);
+    p.write(" ");
+    if !outs.is_empty() {
+        p.write("-> (");
+        p.print_types(&out_tys);
+        p.write(") ");
+    }
+    let elide = outs.is_empty() && m.last_op(b).is_some_and(|t| in_parallel_elidable(m, t));
+    p.print_region(*r, false, !elide);
+    let mut elided = vec!["operandSegmentSizes"];
+    elided.extend(FORALL_LISTS);
+    print_attrs(p, op, &elided);
+    true
+}
+
+/// True for MLIR's `DeviceMappingAttrInterface` attributes memplan can recognise: the
+/// GPU dialect's mapping attributes (`#gpu.thread<x>`, `#gpu.block<y>`, `#gpu.warp<..>`,
+/// `#gpu.warpgroup<..>`, `#gpu.lane<..>`, `#gpu.memory_space<..>`) and any other dialect
+/// attribute (kept verbatim, so its interface is unknown and it gets the benefit of the doubt).
+fn is_device_mapping(a: &Attribute) -> bool {
+    matches!(a, Attribute::Opaque(t) if t.starts_with('#'))
+}
+
+fn verify_forall(m: &Module, op: OpId) -> Result<(), String> {
+    let seg = segments_checked(m, op, 4)?;
+    let idx_count = seg[0].len() + seg[1].len() + seg[2].len();
+    for (i, &v) in m.operands(op).iter().enumerate() {
+        let t = m.value_type(v);
+        if i < idx_count && !t.is_index() {
+            return Err(format!(
+                "operand #{i} must be variadic of index, but got '{t}'"
+            ));
+        }
+        if i >= idx_count && !matches!(t.kind(), crate::TypeKind::RankedTensor { .. }) {
+            return Err(format!(
+                "operand #{i} must be variadic of ranked tensor of any type values, but got '{t}'"
+            ));
+        }
+    }
+    for (i, &v) in m.results(op).iter().enumerate() {
+        let t = m.value_type(v);
+        if !matches!(t.kind(), crate::TypeKind::RankedTensor { .. }) {
+            return Err(format!(
+                "result #{i} must be variadic of ranked tensor of any type values, but got '{t}'"
+            ));
+        }
+    }
+    let mut lists: Vec<Vec<i64>> = Vec::new();
+    for name in FORALL_LISTS {
+        match int_array(m, op, name) {
+            Some(l) => lists.push(l),
+            None => return Err(format!("requires attribute '{name}'")),
+        }
+    }
+    let mapping = match prop(m, op, "mapping") {
+        None => None,
+        Some(Attribute::Array(items)) if items.iter().all(is_device_mapping) => Some(items.len()),
+        Some(_) => {
+            return Err(
+                "attribute 'mapping' failed to satisfy constraint: Device Mapping array attribute"
+                    .into(),
+            )
+        }
+    };
+    let [r] = m.regions(op) else {
+        return Err("requires one region".into());
+    };
+    let Some(b) = single_block(m, *r) else {
+        return Err(
+            "region #0 ('region') failed to verify constraint: region with 1 blocks".into(),
+        );
+    };
+    match m.last_op(b) {
+        None => return Err("expects a non-empty block".into()),
+        Some(t) if m.op(t).name != "scf.forall.in_parallel" => {
+            return Err(format!(
+                "expects regions to end with 'scf.forall.in_parallel', found '{}'",
+                m.op(t).name
+            ))
+        }
+        Some(_) => {}
+    }
+    let n = lists[0].len();
+    let outs = &seg[3];
+    let nres = m.results(op).len();
+    if nres != outs.len() {
+        return Err(format!(
+            "produces {nres} results, but has only {} outputs",
+            outs.len()
+        ));
+    }
+    let args = m.block_args(b);
+    if args.len() != n + outs.len() {
+        return Err(format!("region expects {n} arguments"));
+    }
+    for (i, &a) in args[..n].iter().enumerate() {
+        if !m.value_type(a).is_index() {
+            return Err(format!("expects {i}-th block argument to be an index"));
+        }
+    }
+    for (i, (&a, &o)) in args[n..].iter().zip(outs).enumerate() {
+        if m.value_type(a) != m.value_type(o) {
+            return Err(format!(
+                "type mismatch between {i}-th output and corresponding block argument"
+            ));
+        }
+    }
+    if let Some(k) = mapping {
+        if k != 0 && k != n {
+            return Err("mapping attribute size must match op rank".into());
+        }
+    }
+    for (i, what) in ["lower bound", "upper bound", "step"].iter().enumerate() {
+        if lists[i].len() != n {
+            return Err(format!(
+                "{what} expected {n} elements, but got {}",
+                lists[i].len()
+            ));
+        }
+        let want = count_dynamic(&lists[i]);
+        if seg[i].len() != want {
+            return Err(format!("expected {want} dynamic {what} values"));
+        }
+    }
+    Ok(())
+}
+
+fn parse_in_parallel(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let r = p.parse_region(&[])?;
+    if p.module().region_blocks(r).is_empty() {
+        let m = p.module_mut();
+        let b = m.create_block();
+        m.append_block(r, b);
+    }
+    st.regions.push(r);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    Ok(())
+}
+
+fn print_in_parallel(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let [r] = m.regions(op) else { return false };
+    let Some(b) = single_block(m, *r) else {
+        return false;
+    };
+    if !m.operands(op).is_empty() || !m.results(op).is_empty() || !m.block_args(b).is_empty() {
+        return false;
+    }
+    p.write(" ");
+    if m.first_op(b).is_none() {
+        // MLIR prints an empty entry block as `{` newline `}` (no `^bb0:` label).
+        p.write("{");
+        p.print_newline();
+        p.write("}");
+    } else {
+        p.print_region(*r, false, false);
+    }
+    print_attrs(p, op, &[]);
+    true
+}
+
+fn verify_in_parallel(m: &Module, op: OpId) -> Result<(), String> {
+    let Some(parent) = m.parent_op(op).filter(|&o| m.op(o).name == "scf.forall") else {
+        return Err("expects parent op 'scf.forall'".into());
+    };
+    let Some(&r) = m.regions(op).first() else {
+        return Err("requires one region".into());
+    };
+    let Some(b) = single_block(m, r) else {
+        return Err(
+            "region #0 ('region') failed to verify constraint: region with 1 blocks".into(),
+        );
+    };
+    // The forall's shared_outs block arguments: the ones after the induction variables.
+    let n = int_array(m, parent, "staticLowerBound").map_or(0, |l| l.len());
+    let out_args: &[ValueId] = m
+        .regions(parent)
+        .first()
+        .and_then(|&pr| m.region_blocks(pr).first())
+        .map_or(&[], |&pb| {
+            let a = m.block_args(pb);
+            &a[n.min(a.len())..]
+        });
+    for o in m.block_ops(b) {
+        let name = m.op(o).name.as_str();
+        let Some(&(_, dest)) = PARALLEL_COMBINING.iter().find(|(n, _)| *n == name) else {
+            return Err("expected only ParallelCombiningOpInterface ops".into());
+        };
+        if let Some(&d) = m.operands(o).get(dest) {
+            if !out_args.contains(&d) {
+                return Err(format!(
+                    "'{name}' op may only insert into an output block argument"
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -255,8 +255,12 @@ impl<'a> Parser<'a> {
                         "integer literal not valid for specified type",
                     ));
                 }
-                let v = i128::try_from(raw)
-                    .map_err(|_| Diagnostic::new(span, "integer constant out of range"))?;
+                let v = match i128::try_from(raw) {
+                    Ok(v) => v,
+                    // `2^128 - 1 : i128` is the bit pattern of -1 (MLIR prints it that way).
+                    Err(_) if !neg && ty.bit_width() == Some(128) => raw as i128,
+                    Err(_) => return Err(Diagnostic::new(span, "integer constant out of range")),
+                };
                 let v = if neg { -v } else { v };
                 if ty == Type::int(1) {
                     return Ok(Attribute::Integer { value: v, ty });

@@ -24,7 +24,7 @@ use crate::bounds;
 use crate::plan::StopReason;
 use crate::problem::Problem;
 use model::Model;
-use search::{Order, Search, Status};
+use search::{Key, Order, Search, Status};
 
 /// Above this many overlapping pairs the overlap lists would not fit comfortably in
 /// memory; such problems get the portfolio's plan (the search is not run).
@@ -34,6 +34,9 @@ pub const MAX_OVERLAP_PAIRS: u64 = 20_000_000;
 pub const DEFAULT_NODE_BUDGET: u64 = 2_000_000;
 
 const NONE: u64 = u64::MAX;
+
+/// Most probes of one descent round (each probe costs up to three budgets when it fails).
+const DESCENT_PROBES: u32 = 6;
 
 /// Runs the exact search on a single-space problem.
 pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
@@ -66,7 +69,13 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     let orders = orders(&model);
 
     // Upper bound: the best of the portfolio and our own lowest-fit greedy orders.
-    let mut best = initial_plan(problem, &model, &orders, opts);
+    let mut best = initial_plan(
+        problem,
+        &model,
+        &orders,
+        opts,
+        deadline.map(|d| (started, d)),
+    );
     let mut hi = peak(problem, &best);
     let mut lo = lb;
     let report = |best_peak: u64, lower: u64, nodes: u64| {
@@ -130,6 +139,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     }
 
     if !proved_infeasible && stopped.is_none() {
+        let mut soft = lo;
         'rounds: while lo < hi {
             let budget = base << round.min(40);
             // Probe the lower bound: a hit is optimal, a refutation raises the bound.
@@ -155,26 +165,36 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                     break;
                 }
             }
-            // Every other round, walk the best peak down while probes keep succeeding
-            // (the lower bound is the likelier optimum, so it gets most of the time).
-            while lo < hi && round % 2 == 1 {
-                match probe(&mut search, &orders, hi - 1, budget, node_limit) {
-                    Status::Found => {
-                        best = solution(problem, &model, &search.sol);
-                        hi = peak(problem, &best);
-                        report(hi, lo, search.nodes);
-                    }
-                    Status::Infeasible => {
-                        lo = hi;
-                    }
-                    Status::NodeLimit if search.nodes < node_limit => break,
-                    Status::NodeLimit => {
-                        stopped = Some(StopReason::NodeLimit);
-                        break 'rounds;
-                    }
-                    Status::TimeLimit => {
-                        stopped = Some(StopReason::TimeLimit);
-                        break 'rounds;
+            // Every other round, step down a quarter of the way from the best peak towards the highest capacity that ran out of
+            // budget (`soft`) and the best peak: found plans lower the peak, budget-outs
+            // raise `soft`, refutations raise the proved bound. The lower bound is the
+            // likelier optimum, so it gets the even rounds to itself.
+            if round % 2 == 1 {
+                soft = soft.max(lo).max(hi.saturating_sub(2 * (hi - soft.min(hi))));
+                let mut probes = 0;
+                while lo < hi && soft + 1 < hi && probes < DESCENT_PROBES {
+                    probes += 1;
+                    let cap = hi - ((hi - soft) / 4).max(1);
+                    match probe(&mut search, &orders, cap, budget, node_limit) {
+                        Status::Found => {
+                            best = solution(problem, &model, &search.sol);
+                            hi = peak(problem, &best);
+                            report(hi, lo, search.nodes);
+                        }
+                        Status::Infeasible => {
+                            lo = cap + 1;
+                            soft = cap;
+                            report(hi, lo, search.nodes);
+                        }
+                        Status::NodeLimit if search.nodes < node_limit => soft = cap,
+                        Status::NodeLimit => {
+                            stopped = Some(StopReason::NodeLimit);
+                            break 'rounds;
+                        }
+                        Status::TimeLimit => {
+                            stopped = Some(StopReason::TimeLimit);
+                            break 'rounds;
+                        }
                     }
                 }
             }
@@ -248,7 +268,8 @@ fn solution(problem: &Problem, m: &Model, movable: &[u64]) -> Vec<u64> {
 type TwinKey<'a> = (u64, u64, &'a [(u32, u32)], &'a [(u64, u64)]);
 
 /// The static orders tried by every probe: MiniMalloc's lifetime width (W), area (A)
-/// and section total (T) keys in three priorities, all descending.
+/// and section total (T) keys in three priorities, all descending, each once with
+/// re-ranking after splits and once without.
 fn orders(m: &Model) -> Vec<Order> {
     let n = m.n();
     let total: Vec<u64> = (0..n)
@@ -265,11 +286,16 @@ fn orders(m: &Model) -> Vec<Order> {
     let width: Vec<u64> = (0..n).map(|b| m.t_end[b] - m.t_start[b]).collect();
     let area: Vec<u64> = (0..n).map(|b| m.size[b].saturating_mul(width[b])).collect();
     // MiniMalloc's default preorders: WAT, TAW, TWA.
-    let keys: [[&Vec<u64>; 3]; 3] = [
-        [&width, &area, &total],
-        [&total, &area, &width],
-        [&total, &width, &area],
+    let specs = [
+        [Key::Width, Key::Area, Key::Total],
+        [Key::Total, Key::Area, Key::Width],
+        [Key::Total, Key::Width, Key::Area],
     ];
+    let vec_of = |k: Key| match k {
+        Key::Width => &width,
+        Key::Area => &area,
+        Key::Total => &total,
+    };
     // Twin classes: same size, alignment, live sections and fixed neighbours.
     let mut classes: BTreeMap<TwinKey<'_>, Vec<u32>> = BTreeMap::new();
     for b in 0..n {
@@ -278,8 +304,13 @@ fn orders(m: &Model) -> Vec<Order> {
             .or_default()
             .push(b as u32);
     }
-    keys.iter()
-        .map(|k| {
+    // Each key triple twice: re-ranked after splits (MiniMalloc's behaviour, best on
+    // most instances) and with fixed static ranks (much better on some, e.g. F).
+    [true, false]
+        .iter()
+        .flat_map(|&rerank| specs.iter().map(move |&spec| (rerank, spec)))
+        .map(|(rerank, spec)| {
+            let k = spec.map(vec_of);
             let mut perm: Vec<u32> = (0..n as u32).collect();
             perm.sort_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
@@ -301,7 +332,12 @@ fn orders(m: &Model) -> Vec<Order> {
                     twin_prev[w[1] as usize] = w[0];
                 }
             }
-            Order { rank, twin_prev }
+            Order {
+                keys: spec,
+                rerank,
+                rank,
+                twin_prev,
+            }
         })
         .collect()
 }
@@ -338,7 +374,13 @@ fn greedy(m: &Model, seq: &[u32]) -> Vec<u64> {
     off
 }
 
-fn initial_plan(problem: &Problem, m: &Model, orders: &[Order], opts: &Options) -> Vec<u64> {
+fn initial_plan(
+    problem: &Problem,
+    m: &Model,
+    orders: &[Order],
+    opts: &Options,
+    deadline: Option<(Instant, Instant)>,
+) -> Vec<u64> {
     let mut best = super::portfolio::plan(problem, opts).offsets;
     if crate::check::check_offsets(&Problem::new(problem.buffers.clone()), &best).is_err() {
         best = super::naive::plan(problem);
@@ -347,6 +389,7 @@ fn initial_plan(problem: &Problem, m: &Model, orders: &[Order], opts: &Options) 
     let n = m.n();
     let mut seqs: Vec<Vec<u32>> = orders
         .iter()
+        .filter(|o| o.rerank)
         .map(|o| {
             let mut s: Vec<u32> = (0..n as u32).collect();
             s.sort_by_key(|&b| o.rank[b as usize]);
@@ -362,7 +405,12 @@ fn initial_plan(problem: &Problem, m: &Model, orders: &[Order], opts: &Options) 
         )
     });
     seqs.push(by_size);
-    for s in &seqs {
+    for (k, s) in seqs.iter().enumerate() {
+        // Big problems: every extra order costs a pass over all overlaps; stop once a
+        // third of the time limit is gone (the first order always runs).
+        if k > 0 && deadline.is_some_and(|(t0, d)| Instant::now() >= t0 + (d - t0) / 3) {
+            break;
+        }
         let cand = solution(problem, m, &greedy(m, s));
         let p = peak(problem, &cand);
         if p < best_peak {

@@ -201,8 +201,12 @@ impl Model {
     pub fn fit(&self, b: usize, x: u64) -> u64 {
         let a = self.align[b];
         let mut y = x.next_multiple_of(a);
+        let row = self.fixed.row(b);
+        if row.is_empty() {
+            return y;
+        }
         let size = self.size[b];
-        for &(lo, hi) in self.fixed.row(b) {
+        for &(lo, hi) in row {
             if hi <= y {
                 continue;
             }

@@ -24,6 +24,9 @@ use super::model::Model;
 const NONE: u64 = u64::MAX;
 const NO_BUF: u32 = u32::MAX;
 
+/// Sub-partitions up to this many buffers are re-ranked when a split creates them.
+const RERANK_MAX: u32 = 4096;
+
 /// How a decision search ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Status {
@@ -37,9 +40,25 @@ pub(crate) enum Status {
     TimeLimit,
 }
 
+/// One static sort key (all descending), as in MiniMalloc's preorder strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// Lifetime width (hull length in ticks).
+    Width,
+    /// Size times width.
+    Area,
+    /// The largest unplaced total of any section the buffer lives in (recomputed
+    /// for every sub-partition a split creates, from the totals at that moment).
+    Total,
+}
+
 /// A static preorder of the buffers (the rank breaks ties among equal offsets).
 #[derive(Clone, Debug)]
 pub(crate) struct Order {
+    /// The three keys, most significant first; ties go to the lower buffer index.
+    pub keys: [Key; 3],
+    /// Re-rank every sub-partition a split creates (else keep the static ranks).
+    pub rerank: bool,
     /// Rank of each buffer (0 = placed first among equal offsets).
     pub rank: Vec<u32>,
     /// The twin with the next-lower rank (same size, alignment and lifetime), or NO_BUF.
@@ -70,6 +89,10 @@ enum Frame {
         parts_start: u32,
         parts_end: u32,
         next: u32,
+        /// Offset of the placement that caused the split: every later placement is at or above it.
+        base_off: u64,
+        /// Length of the rank trail before the sub-partitions were re-ranked.
+        rank_trail: u32,
     },
 }
 
@@ -79,11 +102,21 @@ pub(crate) struct Search<'m> {
     cap: u64,
     off: Vec<u64>,
     min_off: Vec<u64>,
+    /// `min_off` of unplaced buffers, `u64::MAX` for placed ones (one load per scan step).
+    open_min: Vec<u64>,
+    /// Per section, an unplaced member whose minimum offset was at or below the
+    /// section's effective floor when last seen (a watch: rechecked before use).
+    witness: Vec<u32>,
     floor: Vec<u64>,
     total: Vec<u64>,
     cuts: Vec<u32>,
     trail_min: Vec<(u32, u64)>,
     trail_floor: Vec<(u32, u64)>,
+    rank: Vec<u32>,
+    trail_rank: Vec<(u32, u32)>,
+    width: Vec<u64>,
+    area: Vec<u64>,
+    keybuf: Vec<(u64, u64, u64, u32)>,
     /// Offsets of the last solution found.
     pub sol: Vec<u64>,
     parts: Vec<Part>,
@@ -113,11 +146,20 @@ impl<'m> Search<'m> {
             cap: 0,
             off: vec![NONE; n],
             min_off: vec![0; n],
+            open_min: vec![0; n],
+            witness: vec![NO_BUF; m.nsec],
             floor: vec![0; m.nsec],
             total: m.sec_total.clone(),
             cuts: vec![0; m.nsec.saturating_sub(1)],
             trail_min: Vec::new(),
             trail_floor: Vec::new(),
+            rank: vec![0; n],
+            trail_rank: Vec::new(),
+            width: (0..n).map(|b| m.t_end[b] - m.t_start[b]).collect(),
+            area: (0..n)
+                .map(|b| m.size[b].saturating_mul(m.t_end[b] - m.t_start[b]))
+                .collect(),
+            keybuf: Vec::new(),
             sol: vec![0; n],
             parts: Vec::new(),
             bufpool: Vec::new(),
@@ -142,6 +184,8 @@ impl<'m> Search<'m> {
         for b in 0..m.n() {
             self.min_off[b] = m.fit(b, 0);
         }
+        self.open_min.copy_from_slice(&self.min_off);
+        self.witness.fill(NO_BUF);
         self.floor.fill(0);
         self.total.copy_from_slice(&m.sec_total);
         self.cuts.fill(0);
@@ -152,6 +196,7 @@ impl<'m> Search<'m> {
         }
         self.trail_min.clear();
         self.trail_floor.clear();
+        self.trail_rank.clear();
         self.parts.clear();
         self.bufpool.clear();
         self.cands.clear();
@@ -161,6 +206,7 @@ impl<'m> Search<'m> {
     /// Decides whether everything fits below `cap`, with buffers ranked by `order`.
     pub fn decide(&mut self, cap: u64, order: &Order) -> Status {
         self.reset(cap);
+        self.rank.copy_from_slice(&order.rank);
         let m = self.m;
         let n = m.n();
         if n == 0 {
@@ -199,6 +245,8 @@ impl<'m> Search<'m> {
             parts_start: 0,
             parts_end: self.parts.len() as u32,
             next: 0,
+            base_off: 0,
+            rank_trail: 0,
         });
         self.run(order)
     }
@@ -258,7 +306,7 @@ impl<'m> Search<'m> {
             if o >= min_height || o + m.size[bu] > self.cap {
                 continue;
             }
-            let r = order.rank[bu];
+            let r = self.rank[bu];
             if o < last_off || (o == last_off && r < last_rank) {
                 continue;
             }
@@ -268,7 +316,7 @@ impl<'m> Search<'m> {
             }
             self.cands.push(b);
         }
-        let (min_off, rank) = (&self.min_off, &order.rank);
+        let (min_off, rank) = (&self.min_off, &self.rank);
         self.cands[cstart..].sort_unstable_by_key(|&b| (min_off[b as usize], rank[b as usize]));
         if self.cands.len() == cstart {
             return Some(Status::Infeasible);
@@ -293,6 +341,7 @@ impl<'m> Search<'m> {
         let o = self.min_off[b];
         let top = o + m.size[b];
         self.off[b] = o;
+        self.open_min[b] = u64::MAX;
         self.sol[b] = o;
         let mut ok = top <= self.cap;
         let mut span = (u32::MAX, 0u32);
@@ -304,6 +353,7 @@ impl<'m> Search<'m> {
             let nm = m.fit(qu, top);
             self.trail_min.push((q, self.min_off[qu]));
             self.min_off[qu] = nm;
+            self.open_min[qu] = nm;
             if nm + m.size[qu] > self.cap {
                 ok = false;
             }
@@ -332,16 +382,23 @@ impl<'m> Search<'m> {
             // Stop early once some unplaced buffer sits at or below the current
             // floor: the raise would then change nothing.
             let base = self.floor[s].max(o);
+            let w = self.witness[s];
+            if w != NO_BUF && self.open_min[w as usize] <= base {
+                continue;
+            }
             let mut lowest = u64::MAX;
+            let mut arg = NO_BUF;
             for &q in m.members.row(s) {
-                let mq = self.min_off[q as usize];
-                if mq < lowest && self.off[q as usize] == NONE {
+                let mq = self.open_min[q as usize];
+                if mq < lowest {
                     lowest = mq;
+                    arg = q;
                     if mq <= base {
                         break;
                     }
                 }
             }
+            self.witness[s] = arg;
             if lowest != u64::MAX && lowest > self.floor[s] {
                 self.trail_floor.push((s as u32, self.floor[s]));
                 self.floor[s] = lowest;
@@ -362,6 +419,7 @@ impl<'m> Search<'m> {
         while self.trail_min.len() > trail_min as usize {
             let (q, v) = self.trail_min.pop().unwrap_or((0, 0));
             self.min_off[q as usize] = v;
+            self.open_min[q as usize] = v;
         }
         while self.trail_floor.len() > trail_floor as usize {
             let (s, v) = self.trail_floor.pop().unwrap_or((0, 0));
@@ -373,6 +431,7 @@ impl<'m> Search<'m> {
             }
         }
         self.off[b] = NONE;
+        self.open_min[b] = self.min_off[b];
     }
 
     fn run(&mut self, order: &Order) -> Status {
@@ -386,10 +445,12 @@ impl<'m> Search<'m> {
                     parts_start,
                     parts_end,
                     mut next,
+                    base_off,
+                    rank_trail,
                 } => {
                     if let Some(st) = ret.take() {
                         if st != Status::Found {
-                            self.pop_split(parts_start);
+                            self.pop_split(parts_start, rank_trail);
                             ret = Some(st);
                             continue;
                         }
@@ -399,9 +460,9 @@ impl<'m> Search<'m> {
                         if let Some(Frame::Split { next: n, .. }) = self.stack.last_mut() {
                             *n = next;
                         }
-                        ret = self.enter(next, 0, 0, order);
+                        ret = self.enter(next, base_off, 0, order);
                     } else {
-                        self.pop_split(parts_start);
+                        self.pop_split(parts_start, rank_trail);
                         ret = Some(Status::Found);
                     }
                 }
@@ -470,8 +531,12 @@ impl<'m> Search<'m> {
         self.cands.truncate(cands_start as usize);
     }
 
-    fn pop_split(&mut self, parts_start: u32) {
+    fn pop_split(&mut self, parts_start: u32, rank_trail: u32) {
         self.stack.pop();
+        while self.trail_rank.len() > rank_trail as usize {
+            let (b, r) = self.trail_rank.pop().unwrap_or((0, 0));
+            self.rank[b as usize] = r;
+        }
         if let Some(p) = self.parts.get(parts_start as usize) {
             self.bufpool.truncate(p.bufs_start as usize);
         }
@@ -498,7 +563,7 @@ impl<'m> Search<'m> {
             }
         }
         if !split {
-            return self.enter(part, o, order.rank[b], order);
+            return self.enter(part, o, self.rank[b], order);
         }
         let p = self.parts[part as usize];
         let parts_start = self.parts.len() as u32;
@@ -533,11 +598,57 @@ impl<'m> Search<'m> {
         if parts_end == parts_start {
             return Some(Status::Found);
         }
+        let rank_trail = self.trail_rank.len() as u32;
+        for k in parts_start..parts_end {
+            let q = self.parts[k as usize];
+            // Ranks only compare within a partition, so a huge one may keep its
+            // parent's (still consistent) ranks: re-sorting it at every split of a
+            // long chain would cost O(n^2 log n).
+            if order.rerank && q.bufs_end - q.bufs_start <= RERANK_MAX {
+                self.rerank(k as usize, order);
+            }
+        }
         self.stack.push(Frame::Split {
             parts_start,
             parts_end,
             next: parts_start,
+            base_off: o,
+            rank_trail,
         });
         None
+    }
+
+    /// Re-ranks the buffers of a fresh sub-partition by the order's keys, with the
+    /// section totals of this moment (MiniMalloc re-sorts every sub-problem).
+    fn rerank(&mut self, part: usize, order: &Order) {
+        let m = self.m;
+        let p = self.parts[part];
+        self.keybuf.clear();
+        for i in p.bufs_start..p.bufs_end {
+            let b = self.bufpool[i as usize] as usize;
+            let mut total = 0u64;
+            for &(lo, hi) in m.live.row(b) {
+                for s in lo..hi {
+                    total = total.max(self.total[s as usize]);
+                }
+            }
+            let key = |k: Key| match k {
+                Key::Width => self.width[b],
+                Key::Area => self.area[b],
+                Key::Total => total,
+            };
+            self.keybuf.push((
+                key(order.keys[0]),
+                key(order.keys[1]),
+                key(order.keys[2]),
+                b as u32,
+            ));
+        }
+        self.keybuf
+            .sort_unstable_by(|x, y| (y.0, y.1, y.2, x.3).cmp(&(x.0, x.1, x.2, y.3)));
+        for (r, &(_, _, _, b)) in self.keybuf.iter().enumerate() {
+            self.trail_rank.push((b, self.rank[b as usize]));
+            self.rank[b as usize] = r as u32;
+        }
     }
 }

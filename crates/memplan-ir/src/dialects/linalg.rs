@@ -1,0 +1,1258 @@
+//! The `linalg` dialect (mlir/include/mlir/Dialect/Linalg/IR/LinalgOps.td,
+//! LinalgStructuredOps.td, LinalgNamedStructuredOps.yaml; parsing and printing follow
+//! mlir/lib/Dialect/Linalg/IR/LinalgOps.cpp).
+//!
+//! Every structured op is destination-passing style: `ins(%a, %b : A, B) outs(%c : C)`,
+//! results only for tensor `outs`. Named ops (`matmul`, `fill`, `add`, ...) have an implicit
+//! body that the custom form never shows: the parser builds it exactly as MLIR's region
+//! builders do (block arguments of the operands' element types, casts to the output
+//! element type, `arith`/`math` payload ops with default flags, `linalg.yield`), so the
+//! generic print matches `mlir-opt --mlir-print-op-generic`. `matmul`-like ops also get
+//! their default `indexing_maps` property, printed in custom form only when non-default.
+//!
+//! ```text
+//! linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x4xf32>) outs(%c : memref<4x4xf32>)
+//! %r = linalg.fill ins(%cst : f32) outs(%t : tensor<4xf32>) -> tensor<4xf32>
+//! linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+//!     ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) attrs = {foo} {
+//! ^bb0(%in: f32, %out: f32):
+//!   linalg.yield %in : f32
+//! }
+//! %s = linalg.reduce { arith.addf } ins(%t : tensor<4x8xf32>) outs(%i : tensor<4xf32>) dimensions = [1]
+//! %m = linalg.map { math.exp } ins(%t : tensor<4xf32>) outs(%o : tensor<4xf32>)
+//! %p = linalg.transpose ins(%t : tensor<2x3xf32>) outs(%o : tensor<3x2xf32>) permutation = [1, 0]
+//! ```
+
+use crate::affine::{AffineExpr, AffineMap};
+use crate::attrs::Dict;
+use crate::dialects::arith::{fastmath_none, inherent, overflow_none, FLOAT_OPS, INT_OVERFLOW_OPS};
+use crate::ir::{BlockId, Module, OpId, OperationState, RegionId, ValueId};
+use crate::lexer::Tok;
+use crate::parser::{Delimiter, PResult, Parser};
+use crate::printer::Printer;
+use crate::registry::{traits, OpDef, Registry};
+use crate::types::TypeKind;
+use crate::{Attribute, Diagnostic, Type};
+
+/// The implicit body of a named op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Body {
+    /// `yield %in` (fill, transpose, broadcast).
+    Forward,
+    /// `yield cast(%in)` (copy).
+    Copy,
+    /// `yield OP(%in)`.
+    Unary(&'static str),
+    /// `yield OP(%a, %b)` with a float and an integer variant.
+    Binary(&'static str, &'static str),
+    /// `yield mulf(%in, %in)`.
+    Square,
+    /// `yield divf(1.0, %in)`.
+    Reciprocal,
+    /// `yield add(%acc, mul(cast(%a), cast(%b)))` (contractions).
+    MulAcc,
+}
+
+/// Which default `indexing_maps` property an op carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Maps {
+    /// None (maps are implied by the op).
+    Implied,
+    /// `linalg.matmul`.
+    Matmul,
+    /// `linalg.batch_matmul`.
+    BatchMatmul,
+    /// `linalg.batch_reduce_matmul`.
+    BatchReduceMatmul,
+}
+
+/// Named ops with `ins`/`outs` and an implicit body: name, inputs, body, maps.
+const NAMED: &[(&str, usize, Body, Maps)] = &[
+    ("linalg.fill", 1, Body::Forward, Maps::Implied),
+    ("linalg.copy", 1, Body::Copy, Maps::Implied),
+    (
+        "linalg.add",
+        2,
+        Body::Binary("arith.addf", "arith.addi"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.sub",
+        2,
+        Body::Binary("arith.subf", "arith.subi"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.mul",
+        2,
+        Body::Binary("arith.mulf", "arith.muli"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.div",
+        2,
+        Body::Binary("arith.divf", "arith.divsi"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.div_unsigned",
+        2,
+        Body::Binary("arith.divf", "arith.divui"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.max",
+        2,
+        Body::Binary("arith.maximumf", "arith.maxsi"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.min",
+        2,
+        Body::Binary("arith.minimumf", "arith.minsi"),
+        Maps::Implied,
+    ),
+    (
+        "linalg.powf",
+        2,
+        Body::Binary("math.powf", "math.powf"),
+        Maps::Implied,
+    ),
+    ("linalg.exp", 1, Body::Unary("math.exp"), Maps::Implied),
+    ("linalg.log", 1, Body::Unary("math.log"), Maps::Implied),
+    ("linalg.abs", 1, Body::Unary("math.absf"), Maps::Implied),
+    ("linalg.ceil", 1, Body::Unary("math.ceil"), Maps::Implied),
+    ("linalg.floor", 1, Body::Unary("math.floor"), Maps::Implied),
+    ("linalg.negf", 1, Body::Unary("arith.negf"), Maps::Implied),
+    ("linalg.round", 1, Body::Unary("math.round"), Maps::Implied),
+    ("linalg.sqrt", 1, Body::Unary("math.sqrt"), Maps::Implied),
+    ("linalg.rsqrt", 1, Body::Unary("math.rsqrt"), Maps::Implied),
+    ("linalg.tanh", 1, Body::Unary("math.tanh"), Maps::Implied),
+    ("linalg.erf", 1, Body::Unary("math.erf"), Maps::Implied),
+    ("linalg.square", 1, Body::Square, Maps::Implied),
+    ("linalg.reciprocal", 1, Body::Reciprocal, Maps::Implied),
+    ("linalg.matmul", 2, Body::MulAcc, Maps::Matmul),
+    ("linalg.batch_matmul", 2, Body::MulAcc, Maps::BatchMatmul),
+    (
+        "linalg.batch_reduce_matmul",
+        2,
+        Body::MulAcc,
+        Maps::BatchReduceMatmul,
+    ),
+    ("linalg.matvec", 2, Body::MulAcc, Maps::Implied),
+    ("linalg.vecmat", 2, Body::MulAcc, Maps::Implied),
+    ("linalg.batch_matvec", 2, Body::MulAcc, Maps::Implied),
+    ("linalg.batch_vecmat", 2, Body::MulAcc, Maps::Implied),
+    ("linalg.dot", 2, Body::MulAcc, Maps::Implied),
+    ("linalg.mmt4d", 2, Body::MulAcc, Maps::Implied),
+    ("linalg.batch_mmt4d", 2, Body::MulAcc, Maps::Implied),
+];
+
+/// Ops whose body is a single `linalg.yield %in` and a DPS `ins`/`outs` pair with an
+/// integer-array attribute after it: name and attribute.
+const PERMUTING: &[(&str, &str)] = &[
+    ("linalg.transpose", "permutation"),
+    ("linalg.broadcast", "dimensions"),
+];
+
+/// The attribute names of `linalg.generic`'s trait dictionary.
+const GENERIC_TRAIT: &[&str] = &["doc", "indexing_maps", "iterator_types", "library_call"];
+const SEGMENTS: &str = "operandSegmentSizes";
+const MEMOIZED: &str = "linalg.memoized_indexing_maps";
+const ITER_PREFIX: &str = "#linalg.iterator_type<";
+
+fn named(name: &str) -> Option<(usize, Body, Maps)> {
+    NAMED.iter().find(|n| n.0 == name).map(|n| (n.1, n.2, n.3))
+}
+
+/// True for ops implementing the LinalgOp interface here (parents of yield/index).
+fn is_structured(name: &str) -> bool {
+    name == "linalg.generic"
+        || name == "linalg.map"
+        || name == "linalg.reduce"
+        || named(name).is_some()
+        || PERMUTING.iter().any(|p| p.0 == name)
+}
+
+/// Registers the linalg ops.
+pub fn register(r: &mut Registry) {
+    for &(n, _, _, _) in NAMED {
+        r.register(OpDef {
+            parse: Some(parse_named),
+            print: Some(print_named),
+            verify: Some(verify_structured),
+            traits: traits::SINGLE_BLOCK,
+            inherent: &[SEGMENTS, "indexing_maps", "cast"],
+            ..OpDef::new(n)
+        });
+    }
+    for &(n, _) in PERMUTING {
+        r.register(OpDef {
+            parse: Some(parse_permuting),
+            print: Some(print_permuting),
+            verify: Some(verify_structured),
+            traits: traits::SINGLE_BLOCK,
+            inherent: &["permutation", "dimensions"],
+            ..OpDef::new(n)
+        });
+    }
+    r.register(OpDef {
+        parse: Some(parse_generic),
+        print: Some(print_generic),
+        verify: Some(verify_structured),
+        traits: traits::SINGLE_BLOCK,
+        inherent: &[
+            SEGMENTS,
+            "doc",
+            "indexing_maps",
+            "iterator_types",
+            "library_call",
+        ],
+        ..OpDef::new("linalg.generic")
+    });
+    for n in ["linalg.map", "linalg.reduce"] {
+        r.register(OpDef {
+            parse: Some(parse_map_reduce),
+            print: Some(print_map_reduce),
+            verify: Some(verify_structured),
+            traits: traits::SINGLE_BLOCK,
+            inherent: &["dimensions"],
+            ..OpDef::new(n)
+        });
+    }
+    r.register(OpDef {
+        parse: Some(parse_yield),
+        print: Some(print_yield),
+        verify: Some(verify_yield),
+        traits: traits::TERMINATOR,
+        ..OpDef::new("linalg.yield")
+    });
+    r.register(OpDef {
+        parse: Some(parse_index),
+        print: Some(print_index),
+        verify: Some(verify_index),
+        inherent: &["dim"],
+        ..OpDef::new("linalg.index")
+    });
+}
+
+// ===== types =====
+
+/// Element type of a shaped type, the type itself for scalars (`getElementTypeOrSelf`).
+fn elem_or_self(t: &Type) -> Type {
+    match t.kind() {
+        TypeKind::RankedTensor { elem, .. }
+        | TypeKind::UnrankedTensor { elem }
+        | TypeKind::MemRef { elem, .. }
+        | TypeKind::UnrankedMemRef { elem, .. }
+        | TypeKind::Vector { elem, .. } => elem.clone(),
+        _ => t.clone(),
+    }
+}
+
+fn is_tensor(t: &Type) -> bool {
+    matches!(
+        t.kind(),
+        TypeKind::RankedTensor { .. } | TypeKind::UnrankedTensor { .. }
+    )
+}
+
+fn is_tensor_or_memref(t: &Type) -> bool {
+    matches!(
+        t.kind(),
+        TypeKind::RankedTensor { .. } | TypeKind::MemRef { .. }
+    )
+}
+
+/// Rank of an operand as an indexing map sees it (scalars and vectors count as rank 0
+/// unless they are tensors or memrefs).
+fn operand_rank(t: &Type) -> usize {
+    match t.kind() {
+        TypeKind::RankedTensor { shape, .. } | TypeKind::MemRef { shape, .. } => shape.len(),
+        _ => 0,
+    }
+}
+
+// ===== building implicit bodies =====
+
+/// Default properties MLIR's builders give the payload ops we create (the
+/// default-valued `fastmath` / `overflowFlags` properties that the generic form prints).
+fn default_props(name: &str) -> Dict {
+    let mut d = Dict::new();
+    if FLOAT_OPS.contains(&name)
+        || name == "arith.negf"
+        || crate::dialects::math::has_fastmath_op(name)
+    {
+        d.set("fastmath", fastmath_none());
+    }
+    if INT_OVERFLOW_OPS.contains(&name) {
+        d.set("overflowFlags", overflow_none());
+    }
+    d
+}
+
+struct BodyBuilder<'m> {
+    m: &'m mut Module,
+    b: BlockId,
+}
+
+impl BodyBuilder<'_> {
+    fn op(&mut self, name: &str, operands: &[ValueId], ty: Type, props: Dict) -> ValueId {
+        let mut st = OperationState::new(name);
+        st.operands = operands.to_vec();
+        st.result_types.push(ty);
+        st.props = props;
+        let o = self.m.create_op(st);
+        self.m.append_op(self.b, o);
+        self.m.result(o, 0)
+    }
+    fn payload(&mut self, name: &str, operands: &[ValueId], ty: Type) -> ValueId {
+        let props = default_props(name);
+        self.op(name, operands, ty, props)
+    }
+    fn yield_(&mut self, vals: &[ValueId]) {
+        let mut st = OperationState::new("linalg.yield");
+        st.operands = vals.to_vec();
+        let o = self.m.create_op(st);
+        self.m.append_op(self.b, o);
+    }
+    /// MLIR's `TypeFn::cast_signed` / `cast_unsigned` from `v`'s type to `to`.
+    fn cast(&mut self, v: ValueId, to: &Type, unsigned: bool) -> ValueId {
+        let from = self.m.value_type(v).clone();
+        if from == *to {
+            return v;
+        }
+        let int = |t: &Type| t.is_integer();
+        let w = |t: &Type| t.bit_width().unwrap_or(0);
+        let name = if int(&from) && int(to) {
+            if w(&from) < w(to) {
+                if unsigned || w(&from) == 1 {
+                    "arith.extui"
+                } else {
+                    "arith.extsi"
+                }
+            } else {
+                "arith.trunci"
+            }
+        } else if int(&from) && to.is_float() {
+            if unsigned {
+                "arith.uitofp"
+            } else {
+                "arith.sitofp"
+            }
+        } else if from.is_float() && to.is_float() {
+            if w(&from) < w(to) {
+                "arith.extf"
+            } else {
+                "arith.truncf"
+            }
+        } else if from.is_float() && int(to) {
+            if unsigned {
+                "arith.fptoui"
+            } else {
+                "arith.fptosi"
+            }
+        } else if from.is_index() || to.is_index() {
+            if unsigned {
+                "arith.index_castui"
+            } else {
+                "arith.index_cast"
+            }
+        } else {
+            return v;
+        };
+        self.op(name, &[v], to.clone(), Dict::new())
+    }
+}
+
+/// Builds the body region of a named op from its operand types.
+fn build_named_body(
+    p: &mut Parser<'_>,
+    body: Body,
+    in_tys: &[Type],
+    out_tys: &[Type],
+    unsigned: bool,
+) -> RegionId {
+    let m = p.module_mut();
+    let r = m.create_region();
+    let b = m.create_block();
+    m.append_block(r, b);
+    let args: Vec<ValueId> = in_tys
+        .iter()
+        .chain(out_tys)
+        .map(|t| m.add_block_arg(b, elem_or_self(t), None))
+        .collect();
+    let out_ty = out_tys.first().map(elem_or_self).unwrap_or_else(Type::none);
+    let mut bb = BodyBuilder { m, b };
+    let n_in = in_tys.len();
+    let y = match body {
+        _ if args.len() < n_in + 1 || n_in == 0 => None,
+        Body::Forward => Some(args[0]),
+        Body::Copy => Some(bb.cast(args[0], &out_ty, unsigned)),
+        Body::Unary(op) => {
+            let t = bb.m.value_type(args[0]).clone();
+            Some(bb.payload(op, &[args[0]], t))
+        }
+        Body::Square => {
+            let t = bb.m.value_type(args[0]).clone();
+            let name = if t.is_float() {
+                "arith.mulf"
+            } else {
+                "arith.muli"
+            };
+            Some(bb.payload(name, &[args[0], args[0]], t))
+        }
+        Body::Reciprocal => {
+            let t = bb.m.value_type(args[0]).clone();
+            let one = Attribute::Float {
+                value: 1.0,
+                bits: None,
+                ty: t.clone(),
+            };
+            let mut props = Dict::new();
+            props.set("value", one);
+            let c = bb.op("arith.constant", &[], t.clone(), props);
+            Some(bb.payload("arith.divf", &[c, args[0]], t))
+        }
+        Body::Binary(f, i) if n_in >= 2 => {
+            let t = bb.m.value_type(args[0]).clone();
+            let name = if t.is_float() { f } else { i };
+            Some(bb.payload(name, &[args[0], args[1]], t))
+        }
+        Body::MulAcc if n_in >= 2 => {
+            let a = bb.cast(args[0], &out_ty, unsigned);
+            let c = bb.cast(args[1], &out_ty, unsigned);
+            let (mul, add) = if out_ty.is_float() {
+                ("arith.mulf", "arith.addf")
+            } else if out_ty == Type::int(1) {
+                ("arith.andi", "arith.ori")
+            } else {
+                ("arith.muli", "arith.addi")
+            };
+            let prod = bb.payload(mul, &[a, c], out_ty.clone());
+            Some(bb.payload(add, &[args[n_in], prod], out_ty.clone()))
+        }
+        _ => None,
+    };
+    match y {
+        Some(v) => bb.yield_(&[v]),
+        None => bb.yield_(&[]),
+    }
+    r
+}
+
+// ===== ins / outs =====
+
+/// `ins(%a, %b : A, B)` / `outs(...)` after an optional `<{props}>` and attribute dictionary.
+/// Returns the input and output types (operands are pushed to `st`).
+fn parse_ins_outs(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<(Vec<Type>, Vec<Type>)> {
+    if p.consume_if(Tok::Less) {
+        match p.parse_attribute()? {
+            Attribute::Dict(d) => {
+                for n in d.0 {
+                    st.props.set(n.name, n.value);
+                }
+            }
+            _ => return Err(p.error_here("expected a dictionary of properties")),
+        }
+        p.parse_greater()?;
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let mut lists = Vec::new();
+    for kw in ["ins", "outs"] {
+        let mut ops = Vec::new();
+        let mut tys = Vec::new();
+        let at = p.current_span();
+        if p.parse_optional_keyword(kw) {
+            p.parse_lparen()?;
+            if !p.at(Tok::RParen) {
+                ops = p.parse_operand_list()?;
+                tys = p.parse_colon_type_list()?;
+            }
+            p.parse_rparen()?;
+        }
+        lists.push((ops, tys, at));
+    }
+    for (ops, tys, at) in &lists {
+        let vs = p.resolve_operands(ops, tys, *at)?;
+        st.operands.extend(vs);
+    }
+    let outs = lists.pop().map(|l| l.1).unwrap_or_default();
+    let ins = lists.pop().map(|l| l.1).unwrap_or_default();
+    Ok((ins, outs))
+}
+
+fn print_ins_outs(p: &mut Printer<'_>, ins: &[ValueId], outs: &[ValueId]) {
+    for (kw, vs) in [("ins", ins), ("outs", outs)] {
+        if !vs.is_empty() {
+            p.write(" ");
+            p.write(kw);
+            p.write("(");
+            p.print_operands(vs);
+            p.write(" : ");
+            p.print_value_types(vs);
+            p.write(")");
+        }
+    }
+}
+
+/// ` -> T` or ` -> (T1, T2)` when there are results.
+fn print_arrow_results(p: &mut Printer<'_>, op: OpId) {
+    let m = p.module();
+    let rs = m.results(op);
+    if rs.is_empty() {
+        return;
+    }
+    let tys: Vec<Type> = rs.iter().map(|&r| m.value_type(r).clone()).collect();
+    p.write(" -> ");
+    p.print_function_result_types(&tys);
+}
+
+/// The (inputs, outputs) split of a structured op's operands.
+fn split_operands(m: &Module, op: OpId) -> Option<(&[ValueId], &[ValueId])> {
+    let d = m.op(op);
+    let ops = m.operands(op);
+    let n_in = if let Some(seg) = inherent(d, SEGMENTS) {
+        let s = seg.as_int_array()?;
+        if s.len() != 2 || s.iter().any(|&x| x < 0) || (s[0] + s[1]) as usize != ops.len() {
+            return None;
+        }
+        s[0] as usize
+    } else {
+        match d.name.as_str() {
+            "linalg.map" => ops.len().checked_sub(1)?,
+            "linalg.reduce" => {
+                if !ops.len().is_multiple_of(2) {
+                    return None;
+                }
+                ops.len() / 2
+            }
+            n if PERMUTING.iter().any(|p| p.0 == n) => {
+                if ops.len() != 2 {
+                    return None;
+                }
+                1
+            }
+            _ => return None,
+        }
+    };
+    Some(ops.split_at(n_in))
+}
+
+/// Merged properties and attributes, minus `elided`.
+fn merged_attrs(m: &Module, op: OpId, elided: &[&str]) -> Dict {
+    let d = m.op(op);
+    let mut out = Dict::new();
+    for n in d.props.iter().chain(d.attrs.iter()) {
+        if !elided.contains(&n.name.as_str()) {
+            out.set(n.name.clone(), n.value.clone());
+        }
+    }
+    out
+}
+
+fn segments(n_in: usize, n_out: usize) -> Attribute {
+    Attribute::i32_array(&[n_in as i64, n_out as i64])
+}
+
+/// Result types inferred from the tensor `outs`.
+fn tensor_results(outs: &[Type]) -> Vec<Type> {
+    outs.iter().filter(|t| is_tensor(t)).cloned().collect()
+}
+
+// ===== named ops =====
+
+fn default_maps(kind: Maps) -> Option<Vec<AffineMap>> {
+    let d = AffineExpr::Dim;
+    let map = |n: u32, r: Vec<AffineExpr>| AffineMap {
+        num_dims: n,
+        num_symbols: 0,
+        results: r,
+    };
+    Some(match kind {
+        Maps::Implied => return None,
+        Maps::Matmul => vec![
+            map(3, vec![d(0), d(2)]),
+            map(3, vec![d(2), d(1)]),
+            map(3, vec![d(0), d(1)]),
+        ],
+        Maps::BatchMatmul => vec![
+            map(4, vec![d(0), d(1), d(3)]),
+            map(4, vec![d(0), d(3), d(2)]),
+            map(4, vec![d(0), d(1), d(2)]),
+        ],
+        Maps::BatchReduceMatmul => vec![
+            map(4, vec![d(0), d(1), d(3)]),
+            map(4, vec![d(0), d(3), d(2)]),
+            map(4, vec![d(1), d(2)]),
+        ],
+    })
+}
+
+fn maps_attr(maps: Vec<AffineMap>) -> Attribute {
+    Attribute::Array(maps.into_iter().map(Attribute::AffineMap).collect())
+}
+
+fn is_unsigned_cast(st: &OperationState) -> bool {
+    st.props
+        .get("cast")
+        .or_else(|| st.attrs.get("cast"))
+        .is_some_and(|a| a.to_string().contains("cast_unsigned"))
+}
+
+fn parse_named(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let Some((_, body, maps)) = named(&st.name) else {
+        return Err(p.error_here("unknown linalg named op"));
+    };
+    if maps != Maps::Implied {
+        if p.parse_optional_keyword("indexing_maps") {
+            p.parse_equal()?;
+            let at = p.current_span();
+            let a = p.parse_attribute()?;
+            let ok = matches!(&a, Attribute::Array(v) if !v.is_empty() && v.iter().all(|x| matches!(x, Attribute::AffineMap(_))));
+            if !ok {
+                return Err(Diagnostic::new(at, "expected affine map attribute"));
+            }
+            st.props.set("indexing_maps", a);
+        } else if let Some(dm) = default_maps(maps) {
+            st.props.set("indexing_maps", maps_attr(dm));
+        }
+    }
+    let (ins, outs) = parse_ins_outs(p, st)?;
+    st.props.set(SEGMENTS, segments(ins.len(), outs.len()));
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    st.result_types = p.parse_optional_arrow_type_list()?;
+    let r = build_named_body(p, body, &ins, &outs, is_unsigned_cast(st));
+    st.regions.push(r);
+    Ok(())
+}
+
+fn print_named(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let Some((_, _, maps)) = named(&d.name) else {
+        return false;
+    };
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return false;
+    };
+    if maps != Maps::Implied {
+        let dflt = default_maps(maps).map(maps_attr);
+        match d.props.get("indexing_maps") {
+            Some(a) if Some(a) != dflt.as_ref() => {
+                let Attribute::Array(v) = a else {
+                    return false;
+                };
+                p.write(" indexing_maps = [");
+                for (i, x) in v.iter().enumerate() {
+                    if i > 0 {
+                        p.write(", ");
+                    }
+                    p.print_attr(x);
+                }
+                p.write("]");
+            }
+            Some(_) => {}
+            None => return false,
+        }
+    }
+    let extra = merged_attrs(m, op, &[SEGMENTS, MEMOIZED, "indexing_maps"]);
+    p.print_optional_attr_dict(&extra, &[]);
+    print_ins_outs(p, ins, outs);
+    print_arrow_results(p, op);
+    true
+}
+
+// ===== transpose / broadcast =====
+
+fn permuting_attr(name: &str) -> &'static str {
+    PERMUTING
+        .iter()
+        .find(|x| x.0 == name)
+        .map(|x| x.1)
+        .unwrap_or("dimensions")
+}
+
+fn parse_i64_list(p: &mut Parser<'_>) -> PResult<Attribute> {
+    let mut v = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Square, &mut |p| {
+        v.push(p.parse_integer()?);
+        Ok(())
+    })?;
+    Ok(Attribute::i64_array(&v))
+}
+
+fn print_i64_list(p: &mut Printer<'_>, name: &str, a: &Attribute) -> bool {
+    let Some(v) = a.as_int_array() else {
+        return false;
+    };
+    let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    p.write(&format!(" {name} = [{}] ", items.join(", ")));
+    true
+}
+
+fn parse_permuting(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let (ins, outs) = parse_ins_outs(p, st)?;
+    let attr = permuting_attr(&st.name);
+    p.parse_keyword(attr)?;
+    p.parse_equal()?;
+    let a = parse_i64_list(p)?;
+    st.props.set(attr, a);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    st.result_types = tensor_results(&outs);
+    let r = build_named_body(p, Body::Forward, &ins, &outs, false);
+    st.regions.push(r);
+    Ok(())
+}
+
+fn print_permuting(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let attr = permuting_attr(&d.name);
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return false;
+    };
+    let Some(a) = d.props.get(attr) else {
+        return false;
+    };
+    let out_tys: Vec<Type> = outs.iter().map(|&v| m.value_type(v).clone()).collect();
+    let res: Vec<Type> = m
+        .results(op)
+        .iter()
+        .map(|&r| m.value_type(r).clone())
+        .collect();
+    if res != tensor_results(&out_tys) {
+        return false;
+    }
+    print_ins_outs(p, ins, outs);
+    if !print_i64_list(p, attr, a) {
+        return false;
+    }
+    let extra = merged_attrs(m, op, &[attr]);
+    p.print_optional_attr_dict(&extra, &[]);
+    true
+}
+
+// ===== generic =====
+
+fn parse_generic(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let at = p.current_span();
+    let Attribute::Dict(traits_dict) = p.parse_attribute()? else {
+        return Err(Diagnostic::new(at, "expected attribute dictionary"));
+    };
+    for n in traits_dict.0 {
+        if n.name == "iterator_types" {
+            let Attribute::Array(items) = &n.value else {
+                return Err(Diagnostic::new(at, "expected array of iterator types"));
+            };
+            let mut conv = Vec::new();
+            for it in items {
+                let s = match it {
+                    Attribute::String { .. } => it.as_str().unwrap_or("").to_string(),
+                    Attribute::Opaque(t) => t
+                        .strip_prefix(ITER_PREFIX)
+                        .and_then(|x| x.strip_suffix('>'))
+                        .unwrap_or("")
+                        .to_string(),
+                    _ => String::new(),
+                };
+                if s != "parallel" && s != "reduction" {
+                    return Err(Diagnostic::new(
+                        at,
+                        format!("unexpected iterator_type ({s})"),
+                    ));
+                }
+                conv.push(Attribute::Opaque(format!("{ITER_PREFIX}{s}>")));
+            }
+            st.props.set(n.name, Attribute::Array(conv));
+        } else if GENERIC_TRAIT.contains(&n.name.as_str()) {
+            st.props.set(n.name, n.value);
+        } else {
+            st.attrs.set(n.name, n.value);
+        }
+    }
+    let (ins, outs) = parse_ins_outs(p, st)?;
+    st.props.set(SEGMENTS, segments(ins.len(), outs.len()));
+    if p.parse_optional_keyword("attrs") {
+        p.parse_equal()?;
+        p.parse_optional_attr_dict(&mut st.attrs)?;
+    }
+    let r = p.parse_region(&[])?;
+    st.regions.push(r);
+    st.result_types = p.parse_optional_arrow_type_list()?;
+    Ok(())
+}
+
+fn print_generic(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return false;
+    };
+    if m.regions(op).len() != 1 {
+        return false;
+    }
+    let mut trait_dict = Dict::new();
+    for &k in GENERIC_TRAIT {
+        let Some(a) = d.props.get(k) else { continue };
+        if k == "iterator_types" {
+            let Attribute::Array(items) = a else {
+                return false;
+            };
+            let mut strs = Vec::new();
+            for it in items {
+                let Attribute::Opaque(t) = it else {
+                    return false;
+                };
+                let Some(s) = t
+                    .strip_prefix(ITER_PREFIX)
+                    .and_then(|x| x.strip_suffix('>'))
+                else {
+                    return false;
+                };
+                strs.push(Attribute::string(s));
+            }
+            trait_dict.set(k, Attribute::Array(strs));
+        } else {
+            trait_dict.set(k, a.clone());
+        }
+    }
+    if !trait_dict.is_empty() {
+        p.write(" ");
+        p.print_attr(&Attribute::Dict(trait_dict));
+    }
+    print_ins_outs(p, ins, outs);
+    let mut elided: Vec<&str> = GENERIC_TRAIT.to_vec();
+    elided.push(SEGMENTS);
+    let extra = merged_attrs(m, op, &elided);
+    if !extra.is_empty() {
+        p.write(" attrs = ");
+        p.print_optional_attr_dict(&extra, &[]);
+    }
+    p.write(" ");
+    p.print_region(m.regions(op)[0], true, true);
+    print_arrow_results(p, op);
+    true
+}
+
+// ===== map / reduce =====
+
+/// `{ arith.addf {attrs} }`: the payload op name and its attributes.
+fn parse_short_form(p: &mut Parser<'_>) -> PResult<Option<(String, Dict)>> {
+    if !p.at(Tok::LBrace) {
+        return Ok(None);
+    }
+    p.bump();
+    let name = p.parse_keyword_any("payload operation name")?.to_string();
+    let mut attrs = Dict::new();
+    p.parse_optional_attr_dict(&mut attrs)?;
+    p.expect(Tok::RBrace, "'}'")?;
+    Ok(Some((name, attrs)))
+}
+
+fn parse_map_reduce(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let reduce = st.name == "linalg.reduce";
+    let short = parse_short_form(p)?;
+    let (ins, outs) = parse_ins_outs(p, st)?;
+    if reduce {
+        p.parse_keyword("dimensions")?;
+        p.parse_equal()?;
+        let a = parse_i64_list(p)?;
+        st.props.set("dimensions", a);
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    st.result_types = tensor_results(&outs);
+    let r = match short {
+        Some((name, attrs)) => {
+            let inh = p.registry().get(&name).map(|d| d.inherent).unwrap_or(&[]);
+            let m = p.module_mut();
+            let r = m.create_region();
+            let b = m.create_block();
+            m.append_block(r, b);
+            let args: Vec<ValueId> = ins
+                .iter()
+                .chain(&outs)
+                .map(|t| m.add_block_arg(b, elem_or_self(t), None))
+                .collect();
+            let operands: Vec<ValueId> = if reduce {
+                args.last()
+                    .copied()
+                    .into_iter()
+                    .chain(args[..args.len().saturating_sub(1)].iter().copied())
+                    .collect()
+            } else {
+                args[..args.len().saturating_sub(1)].to_vec()
+            };
+            let out_ty = outs.last().map(elem_or_self).unwrap_or_else(Type::none);
+            let mut props = default_props(&name);
+            let mut discardable = Dict::new();
+            for n in attrs.0 {
+                if inh.contains(&n.name.as_str()) {
+                    props.set(n.name, n.value);
+                } else {
+                    discardable.set(n.name, n.value);
+                }
+            }
+            let mut bb = BodyBuilder { m, b };
+            let v = bb.op(&name, &operands, out_ty, props);
+            let o = bb.m.defining_op(v);
+            if let Some(o) = o {
+                bb.m.op_mut(o).attrs = discardable;
+            }
+            bb.yield_(&[v]);
+            r
+        }
+        None => {
+            let args = p.parse_argument_list(Delimiter::Paren, true, false)?;
+            p.parse_region(&args)?
+        }
+    };
+    st.regions.push(r);
+    Ok(())
+}
+
+/// The single payload op of a map/reduce body when the short form can express it.
+fn short_form_payload(m: &Module, op: OpId, reduce: bool) -> Option<OpId> {
+    let r = *m.regions(op).first()?;
+    let [b] = m.region_blocks(r) else {
+        return None;
+    };
+    let ops: Vec<OpId> = m.block_ops(*b).collect();
+    let [payload, y] = ops[..] else {
+        return None;
+    };
+    let args = m.block_args(*b);
+    let n = args.len();
+    if n == 0 || m.op(y).name != "linalg.yield" {
+        return None;
+    }
+    let expect: Vec<ValueId> = if reduce {
+        std::iter::once(args[n - 1])
+            .chain(args[..n - 1].iter().copied())
+            .collect()
+    } else {
+        args[..n - 1].to_vec()
+    };
+    let pd = m.op(payload);
+    if expect.is_empty()
+        || m.operands(payload) != expect.as_slice()
+        || m.results(payload).len() != 1
+        || m.operands(y) != m.results(payload)
+        || !m.regions(payload).is_empty()
+        || !pd.successors.is_empty()
+        || *m.value_type(m.result(payload, 0)) != *m.value_type(args[n - 1])
+        || !pd.name.contains('.')
+    {
+        return None;
+    }
+    Some(payload)
+}
+
+fn print_map_reduce(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let reduce = d.name == "linalg.reduce";
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return false;
+    };
+    if m.regions(op).len() != 1 {
+        return false;
+    }
+    let out_tys: Vec<Type> = outs.iter().map(|&v| m.value_type(v).clone()).collect();
+    let res: Vec<Type> = m
+        .results(op)
+        .iter()
+        .map(|&r| m.value_type(r).clone())
+        .collect();
+    if res != tensor_results(&out_tys) {
+        return false;
+    }
+    let payload = short_form_payload(m, op, reduce);
+    if let Some(po) = payload {
+        let pd = m.op(po);
+        p.write(" { ");
+        p.write(&pd.name);
+        let mut elide: Vec<&str> = Vec::new();
+        if pd.props.get("fastmath") == Some(&fastmath_none()) {
+            elide.push("fastmath");
+        }
+        let all = merged_attrs(m, po, &[]);
+        p.print_optional_attr_dict(&all, &elide);
+        p.write(" }");
+    }
+    print_ins_outs(p, ins, outs);
+    let mut elided = Vec::new();
+    if reduce {
+        let Some(a) = d.props.get("dimensions") else {
+            return false;
+        };
+        if !print_i64_list(p, "dimensions", a) {
+            return false;
+        }
+        elided.push("dimensions");
+    }
+    let extra = merged_attrs(m, op, &elided);
+    p.print_optional_attr_dict(&extra, &[]);
+    if payload.is_none() {
+        let r = m.regions(op)[0];
+        let Some(b) = m.entry_block(r) else {
+            return false;
+        };
+        p.print_newline();
+        p.write("  (");
+        for (i, &a) in m.block_args(b).iter().enumerate() {
+            if i > 0 {
+                p.write(", ");
+            }
+            p.print_arg_decl(a);
+        }
+        p.write(") ");
+        p.print_region(r, false, true);
+    }
+    true
+}
+
+// ===== yield / index =====
+
+fn parse_yield(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let at = p.current_span();
+    let ops = p.parse_operand_list()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    if !ops.is_empty() {
+        let tys = p.parse_colon_type_list()?;
+        st.operands = p.resolve_operands(&ops, &tys, at)?;
+    }
+    Ok(())
+}
+
+fn print_yield(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    if !ops.is_empty() {
+        p.write(" ");
+        p.print_operands(ops);
+    }
+    p.print_optional_attr_dict(&m.op(op).attrs, &[]);
+    if !ops.is_empty() {
+        p.write(" : ");
+        p.print_value_types(ops);
+    }
+    true
+}
+
+fn parse_index(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let at = p.current_span();
+    let Some(dim) = p.parse_optional_integer()? else {
+        return Err(Diagnostic::new(at, "expected integer value"));
+    };
+    st.props
+        .set("dim", Attribute::int(i128::from(dim), Type::int(64)));
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn print_index(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let Some(dim) = d.props.get("dim").and_then(Attribute::as_int) else {
+        return false;
+    };
+    if m.results(op).len() != 1 || !m.operands(op).is_empty() {
+        return false;
+    }
+    p.write(&format!(" {dim}"));
+    p.print_optional_attr_dict(&d.attrs, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+// ===== verification =====
+
+/// The loop count of a structured op when it can be read off cheaply.
+fn num_loops(m: &Module, op: OpId) -> Option<usize> {
+    let d = m.op(op);
+    if let Some(Attribute::Array(it)) = inherent(d, "iterator_types") {
+        return Some(it.len());
+    }
+    if let Some(Attribute::Array(maps)) = inherent(d, "indexing_maps") {
+        if let Some(Attribute::AffineMap(a)) = maps.first() {
+            return Some(a.num_dims as usize);
+        }
+    }
+    let (ins, outs) = split_operands(m, op)?;
+    match d.name.as_str() {
+        "linalg.reduce" | "linalg.transpose" | "linalg.broadcast" => {
+            ins.first().map(|&v| operand_rank(m.value_type(v)))
+        }
+        "linalg.map" | "linalg.fill" | "linalg.copy" => {
+            outs.first().map(|&v| operand_rank(m.value_type(v)))
+        }
+        _ => None,
+    }
+}
+
+fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
+    let d = m.op(op);
+    let regions = m.regions(op);
+    if regions.len() != 1 || m.region_blocks(regions[0]).len() != 1 {
+        return Err("expects to have 1 region with 1 block".into());
+    }
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return Err("operand segments do not match the operand count".into());
+    };
+    for (k, &v) in outs.iter().enumerate() {
+        let t = m.value_type(v);
+        if !is_tensor_or_memref(t) {
+            return Err(format!(
+                "expected init operand #{k} to be a ranked tensor or memref, but got '{t}'"
+            ));
+        }
+    }
+    let tensor_outs: Vec<(usize, &Type)> = outs
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| (ins.len() + k, m.value_type(v)))
+        .filter(|(_, t)| is_tensor(t))
+        .collect();
+    if tensor_outs.len() != m.results(op).len() {
+        return Err(format!(
+            "expected the number of tensor results ({}) to be equal to the number of output tensors ({})",
+            m.results(op).len(),
+            tensor_outs.len()
+        ));
+    }
+    for ((k, t), &r) in tensor_outs.iter().zip(m.results(op)) {
+        let rt = m.value_type(r);
+        if rt != *t {
+            return Err(format!(
+                "expected type of operand #{k} ('{t}') to match type of corresponding result ('{rt}')"
+            ));
+        }
+    }
+    let b = m.region_blocks(regions[0])[0];
+    let args = m.block_args(b);
+    let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
+    if d.name == "linalg.generic" || named(&d.name).is_some() || d.name == "linalg.reduce" {
+        if args.len() != all.len() {
+            return Err(format!(
+                "expected as many non-induction variable region arguments as the number of input/output operands ({} vs {})",
+                args.len(),
+                all.len()
+            ));
+        }
+        if d.name == "linalg.generic" {
+            for (i, (&a, &v)) in args.iter().zip(&all).enumerate() {
+                let want = elem_or_self(m.value_type(v));
+                let got = m.value_type(a);
+                if *got != want {
+                    return Err(format!(
+                        "expected type of bb argument #{i} ('{got}') to match element or self type of the corresponding operand ('{want}')"
+                    ));
+                }
+            }
+        }
+    }
+    if d.name == "linalg.generic" {
+        verify_generic_maps(m, op, &all)?;
+    }
+    Ok(())
+}
+
+fn verify_generic_maps(m: &Module, op: OpId, all: &[ValueId]) -> Result<(), String> {
+    let d = m.op(op);
+    let Some(Attribute::Array(maps)) = inherent(d, "indexing_maps") else {
+        return Err("requires attribute 'indexing_maps'".into());
+    };
+    let Some(Attribute::Array(iters)) = inherent(d, "iterator_types") else {
+        return Err("requires attribute 'iterator_types'".into());
+    };
+    if maps.len() != all.len() {
+        return Err(format!(
+            "expected the number of indexing_map ({}) to be equal to the number of input/output operands ({})",
+            maps.len(),
+            all.len()
+        ));
+    }
+    let loops = iters.len();
+    for (i, (a, &v)) in maps.iter().zip(all).enumerate() {
+        let Attribute::AffineMap(map) = a else {
+            return Err(format!("expected indexing_map #{i} to be an affine map"));
+        };
+        if map.num_symbols != 0 {
+            return Err(format!("unexpected symbols in indexing_map #{i}"));
+        }
+        if map.num_dims as usize != loops {
+            return Err(format!(
+                "expected indexing_map #{i} to have {loops} dim(s) to match the number of loops"
+            ));
+        }
+        let rank = operand_rank(m.value_type(v));
+        if map.results.len() != rank {
+            return Err(format!(
+                "expected operand #{i} rank ({rank}) to match the result rank of indexing_map ({})",
+                map.results.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn linalg_parent(m: &Module, op: OpId) -> Result<OpId, String> {
+    match m.parent_op(op) {
+        Some(p) if is_structured(&m.op(p).name) => Ok(p),
+        _ => Err("expected parent op with LinalgOp interface".into()),
+    }
+}
+
+fn verify_yield(m: &Module, op: OpId) -> Result<(), String> {
+    let parent = linalg_parent(m, op)?;
+    let Some((_, outs)) = split_operands(m, parent) else {
+        return Ok(());
+    };
+    let vals = m.operands(op);
+    if vals.len() != outs.len() {
+        return Err(format!(
+            "expected number of yield values ({}) to match the number of inits / outs operands of the enclosing LinalgOp ({})",
+            vals.len(),
+            outs.len()
+        ));
+    }
+    for (i, (&v, &o)) in vals.iter().zip(outs).enumerate() {
+        let got = m.value_type(v);
+        let want = elem_or_self(m.value_type(o));
+        if *got != want {
+            return Err(format!(
+                "type of yield operand {} ('{got}') doesn't match the element type of the enclosing {} op ('{want}')",
+                i + 1,
+                m.op(parent).name
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn verify_index(m: &Module, op: OpId) -> Result<(), String> {
+    let d = m.op(op);
+    let dim = match inherent(d, "dim") {
+        Some(Attribute::Integer { value, .. }) if *value >= 0 => *value,
+        Some(_) => {
+            return Err("attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 0".into())
+        }
+        None => return Err("requires attribute 'dim'".into()),
+    };
+    if m.results(op).len() != 1 || !m.value_type(m.result(op, 0)).is_index() {
+        return Err("result #0 must be index".into());
+    }
+    let parent = linalg_parent(m, op)?;
+    if let Some(n) = num_loops(m, parent) {
+        if dim >= n as i128 {
+            return Err(format!(
+                "expected dim ({dim}) to be lower than the number of loops ({n}) of the enclosing LinalgOp"
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,252 @@
+//! Buffer view flow: which allocations a value may point into.
+//!
+//! This is memplan's counterpart of MLIR's `BufferViewFlowAnalysis`, the first stage of
+//! the merge-alloc pipeline (seed 000, "Collect the memory alias via
+//! BufferViewFlowAnalysis"). Every `memref.alloc` in the module is an *origin*; values
+//! that may hold an address not coming from one of them carry the origin [`OTHER`]
+//! (function arguments, `memref.alloca`, results of calls). Origins flow along:
+//! - view ops (`memref.view`, `subview`, `cast`, `reinterpret_cast`, `expand_shape`,
+//!   `collapse_shape`, `transpose`, `memory_space_cast`, `assume_alignment`, ...): operand
+//!   0 to result 0;
+//! - `arith.select`: both choices to the result;
+//! - region ops: operands and the operands of their regions' terminators to their results
+//!   and to their regions' block arguments (`scf.for` iter_args and results, `scf.if`
+//!   results, `scf.while` before/after arguments; deliberately coarser than MLIR's
+//!   per-successor edges, which only makes more values alias);
+//! - branches (`cf.br`, `cf.cond_br`): operands to the successors' block arguments;
+//! - any other op: every buffer operand to every buffer result (the conservative fallback).
+//!
+//! The result is a may-point-to set per value, computed to a fixed point with a worklist.
+//! Sets are sorted vectors, so everything derived from them is deterministic.
+
+use memplan_ir::{Module, OpId, ValueId};
+
+use crate::ops::{classify, is_pointer_like, OpKind, FUNCTION_OPS};
+
+/// The origin of addresses that do not come from a `memref.alloc` of the module.
+pub const OTHER: u32 = u32::MAX;
+
+/// Index of a `memref.alloc` in [`BufferViewFlow::allocs`].
+pub type AllocIndex = u32;
+
+/// May-point-to sets of every value of a module.
+#[derive(Clone, Debug)]
+pub struct BufferViewFlow {
+    /// Every `memref.alloc` of the module, in pre-order; the position is its [`AllocIndex`].
+    pub allocs: Vec<OpId>,
+    origins: Vec<Vec<u32>>,
+}
+
+impl BufferViewFlow {
+    /// Runs the analysis over every op nested in `root` (normally the module's top op).
+    pub fn compute(m: &Module, root: OpId) -> BufferViewFlow {
+        let n = m.num_values();
+        let mut origins: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut allocs = Vec::new();
+        // succ[v] = values that may hold whatever v holds.
+        let mut edges: Vec<(ValueId, ValueId)> = Vec::new();
+        let mut seeds: Vec<ValueId> = Vec::new();
+        let ptr = |v: ValueId| is_pointer_like(m.value_type(v));
+        m.walk(root, &mut |m, op| {
+            let kind = classify(m, op);
+            let results = m.results(op);
+            let operands = m.operands(op);
+            match kind {
+                OpKind::Alloc => {
+                    let idx = allocs.len() as u32;
+                    allocs.push(op);
+                    for &r in results {
+                        origins[r.index()] = vec![idx];
+                        seeds.push(r);
+                    }
+                }
+                OpKind::View => {
+                    if let (Some(&src), Some(&dst)) = (operands.first(), results.first()) {
+                        edges.push((src, dst));
+                    }
+                }
+                OpKind::Select => {
+                    if let Some(&dst) = results.first() {
+                        for &src in operands.iter().skip(1) {
+                            edges.push((src, dst));
+                        }
+                    }
+                }
+                OpKind::Branch => {
+                    let srcs: Vec<ValueId> = operands.iter().copied().filter(|&v| ptr(v)).collect();
+                    for &b in &m.op(op).successors {
+                        for &arg in m.block_args(b) {
+                            if ptr(arg) {
+                                edges.extend(srcs.iter().map(|&s| (s, arg)));
+                            }
+                        }
+                    }
+                }
+                OpKind::KnownRegion | OpKind::UnknownRegion => {
+                    if FUNCTION_OPS.contains(&m.op(op).name.as_str()) {
+                        for &r in m.regions(op) {
+                            for &b in m.region_blocks(r) {
+                                for &arg in m.block_args(b) {
+                                    if ptr(arg) && m.entry_block(r) == Some(b) {
+                                        origins[arg.index()] = vec![OTHER];
+                                        seeds.push(arg);
+                                    }
+                                }
+                            }
+                        }
+                        return;
+                    }
+                    let mut srcs: Vec<ValueId> =
+                        operands.iter().copied().filter(|&v| ptr(v)).collect();
+                    let mut dsts: Vec<ValueId> =
+                        results.iter().copied().filter(|&v| ptr(v)).collect();
+                    for &r in m.regions(op) {
+                        for &b in m.region_blocks(r) {
+                            dsts.extend(m.block_args(b).iter().copied().filter(|&v| ptr(v)));
+                            if let Some(t) = m.last_op(b) {
+                                if m.op(t).successors.is_empty() && m.regions(t).is_empty() {
+                                    srcs.extend(m.operands(t).iter().copied().filter(|&v| ptr(v)));
+                                }
+                            }
+                        }
+                    }
+                    for &s in &srcs {
+                        for &d in &dsts {
+                            edges.push((s, d));
+                        }
+                    }
+                }
+                OpKind::ForeignBuffer | OpKind::Call | OpKind::UnknownCall | OpKind::Other => {
+                    let srcs: Vec<ValueId> = operands.iter().copied().filter(|&v| ptr(v)).collect();
+                    for &r in results {
+                        if ptr(r) {
+                            origins[r.index()] = vec![OTHER];
+                            seeds.push(r);
+                            edges.extend(srcs.iter().map(|&s| (s, r)));
+                        }
+                    }
+                }
+                OpKind::PointerEscape => {
+                    for &r in results {
+                        if ptr(r) {
+                            origins[r.index()] = vec![OTHER];
+                            seeds.push(r);
+                        }
+                    }
+                }
+                OpKind::MetadataOnly
+                | OpKind::Dealloc
+                | OpKind::Return
+                | OpKind::Store
+                | OpKind::Yield => {}
+            }
+        });
+        // Block arguments of non-entry blocks reached by nobody, and any block argument of
+        // a function-like op's later blocks, are left empty: they can only receive values
+        // through the edges above.
+        let mut succ_start = vec![0u32; n + 1];
+        for &(s, _) in &edges {
+            succ_start[s.index() + 1] += 1;
+        }
+        for i in 0..n {
+            succ_start[i + 1] += succ_start[i];
+        }
+        let mut fill = succ_start.clone();
+        let mut succ = vec![ValueId(0); edges.len()];
+        for &(s, d) in &edges {
+            succ[fill[s.index()] as usize] = d;
+            fill[s.index()] += 1;
+        }
+        let mut queued = vec![false; n];
+        let mut work: Vec<ValueId> = Vec::new();
+        for s in seeds {
+            if !queued[s.index()] {
+                queued[s.index()] = true;
+                work.push(s);
+            }
+        }
+        while let Some(v) = work.pop() {
+            queued[v.index()] = false;
+            let (a, b) = (
+                succ_start[v.index()] as usize,
+                succ_start[v.index() + 1] as usize,
+            );
+            if a == b || origins[v.index()].is_empty() {
+                continue;
+            }
+            let src = origins[v.index()].clone();
+            for &d in &succ[a..b] {
+                if union_into(&mut origins[d.index()], &src) && !queued[d.index()] {
+                    queued[d.index()] = true;
+                    work.push(d);
+                }
+            }
+        }
+        BufferViewFlow { allocs, origins }
+    }
+
+    /// The allocations (and possibly [`OTHER`]) `v` may point into, sorted.
+    pub fn origins(&self, v: ValueId) -> &[u32] {
+        self.origins.get(v.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The [`AllocIndex`] of a `memref.alloc` op, if it is one.
+    pub fn alloc_index(&self, m: &Module, op: OpId) -> Option<AllocIndex> {
+        let r = *m.results(op).first()?;
+        match self.origins(r) {
+            [i] if *i != OTHER && self.allocs.get(*i as usize) == Some(&op) => Some(*i),
+            _ => None,
+        }
+    }
+}
+
+/// Adds the elements of `src` to the sorted set `dst`; true if it grew.
+fn union_into(dst: &mut Vec<u32>, src: &[u32]) -> bool {
+    if src.iter().all(|x| dst.binary_search(x).is_ok()) {
+        return false;
+    }
+    let mut out = Vec::with_capacity(dst.len() + src.len());
+    let (mut i, mut j) = (0, 0);
+    while i < dst.len() || j < src.len() {
+        let next = match (dst.get(i), src.get(j)) {
+            (Some(&a), Some(&b)) if a == b => {
+                i += 1;
+                j += 1;
+                a
+            }
+            (Some(&a), Some(&b)) if a < b => {
+                i += 1;
+                a
+            }
+            (Some(_), Some(&b)) => {
+                j += 1;
+                b
+            }
+            (Some(&a), None) => {
+                i += 1;
+                a
+            }
+            (None, Some(&b)) => {
+                j += 1;
+                b
+            }
+            (None, None) => unreachable!(),
+        };
+        out.push(next);
+    }
+    *dst = out;
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::union_into;
+
+    #[test]
+    fn union_keeps_sets_sorted() {
+        let mut a = vec![1, 5];
+        assert!(union_into(&mut a, &[0, 5, 9]));
+        assert_eq!(a, vec![0, 1, 5, 9]);
+        assert!(!union_into(&mut a, &[1, 9]));
+    }
+}

@@ -1,0 +1,637 @@
+//! merge-alloc: one arena per allocation scope and memory space.
+//!
+//! Seed 000 end to end. For every `memref.alloc` the pass first decides legality
+//! ([`Legality`], with a [`SkipReason`] for each refusal): static shape, identity layout,
+//! a known element size (see [`crate::ops::element_bytes`]), and none of the
+//! [`Hazard`]s the lifetime collector found (returned, yielded, stored, passed to an
+//! external call, pointer taken, ambiguous free, unknown region op, unstructured control
+//! flow). Then it plans every (scope, memory space) with [`memplan_core::plan`] and
+//! checks the plan with the independent [`memplan_core::check`]. Only then does it
+//! mutate: an `memref.alloc() {alignment = A} : memref<Nxi8[, space]>` at the start of
+//! the scope block, one `arith.constant` per distinct offset, a `memref.view` in place
+//! of each merged allocation, the merged buffers' `memref.dealloc`s removed, and a
+//! `memref.dealloc` of the arena before the scope's terminator when the input freed its
+//! buffers. In analysis-only mode it annotates the allocations instead.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use memplan_core::{bounds, check, plan, Algorithm, Options, Plan, Problem};
+use memplan_ir::{Attribute, BlockId, Module, OpId, OperationState, Type, TypeKind};
+
+use crate::analysis::alias::BufferViewFlow;
+use crate::analysis::lifetime::{Hazard, Lifetimes};
+use crate::extract::{extract, MergeableAlloc, ScopeProblem};
+use crate::ops::{classify, element_bytes, OpKind};
+use crate::remarks::Remark;
+
+/// Options of the pass, written mlir-opt style: `alignment=64 planner=portfolio analysis-only`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeAllocOptions {
+    /// Every merged buffer's offset is a multiple of this (a power of two; default 64).
+    pub alignment: u64,
+    /// The planner (any [`Algorithm`] name; default `portfolio`).
+    pub planner: Algorithm,
+    /// Annotate allocations with scope, ticks and offset instead of rewriting.
+    pub analysis_only: bool,
+    /// With the default planner, problems of at most this many buffers whose plan is
+    /// above the lower bound are also given to `exact` (0 disables).
+    pub exact_max_buffers: usize,
+    /// Node budget of that exact search (deterministic).
+    pub exact_nodes: u64,
+}
+
+impl Default for MergeAllocOptions {
+    fn default() -> Self {
+        MergeAllocOptions {
+            alignment: 64,
+            planner: Algorithm::Portfolio,
+            analysis_only: false,
+            exact_max_buffers: 256,
+            exact_nodes: 200_000,
+        }
+    }
+}
+
+/// A malformed option string.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// `key=value` with an unknown key.
+    #[error("unknown merge-alloc option `{0}` (known: alignment=N, planner=NAME, analysis-only, exact-max-buffers=N, exact-nodes=N)")]
+    UnknownKey(String),
+    /// A value that does not parse.
+    #[error("bad value `{value}` for merge-alloc option `{key}`: {why}")]
+    BadValue {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+        /// What was expected.
+        why: String,
+    },
+}
+
+impl MergeAllocOptions {
+    /// Parses `key=value` items separated by spaces or commas (mlir-opt pass-option style).
+    pub fn parse(text: &str) -> Result<MergeAllocOptions, OptionsError> {
+        let mut o = MergeAllocOptions::default();
+        let text = text.trim().trim_matches(|c| c == '{' || c == '}');
+        for item in text.split(|c: char| c.is_whitespace() || c == ',') {
+            if item.is_empty() {
+                continue;
+            }
+            let (key, value) = item.split_once('=').unwrap_or((item, ""));
+            let bad = |why: &str| OptionsError::BadValue {
+                key: key.to_string(),
+                value: value.to_string(),
+                why: why.to_string(),
+            };
+            let num = || value.parse::<u64>().map_err(|_| bad("expected a number"));
+            match key {
+                "alignment" => {
+                    let a = num()?;
+                    if a == 0 || !a.is_power_of_two() {
+                        return Err(bad("expected a power of two"));
+                    }
+                    o.alignment = a;
+                }
+                "planner" | "algo" => {
+                    o.planner = Algorithm::from_name(value).ok_or_else(|| {
+                        bad(&format!("expected one of {}", Algorithm::all_names()))
+                    })?;
+                }
+                "analysis-only" => {
+                    o.analysis_only = match value {
+                        "" | "true" | "1" => true,
+                        "false" | "0" => false,
+                        _ => return Err(bad("expected true or false")),
+                    }
+                }
+                "exact-max-buffers" => o.exact_max_buffers = num()? as usize,
+                "exact-nodes" => o.exact_nodes = num()?,
+                _ => return Err(OptionsError::UnknownKey(key.to_string())),
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// Why an allocation is left alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// A dimension is `?` or the alloc has size operands.
+    DynamicShape,
+    /// The memref has a non-identity layout.
+    Layout,
+    /// The element type has no known byte size.
+    UnknownElementSize(String),
+    /// The memref has no bytes.
+    Empty,
+    /// Something in the lifetime facts.
+    Hazard(Hazard),
+    /// The planner failed or its plan did not pass the checker.
+    PlanFailed(String),
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::DynamicShape => write!(f, "its shape is dynamic"),
+            SkipReason::Layout => write!(f, "its layout is not the identity"),
+            SkipReason::UnknownElementSize(t) => {
+                write!(f, "the size of its element type {t} is unknown")
+            }
+            SkipReason::Empty => write!(f, "it has no bytes"),
+            SkipReason::Hazard(h) => h.fmt(f),
+            SkipReason::PlanFailed(e) => write!(f, "planning its scope failed: {e}"),
+        }
+    }
+}
+
+/// The legality verdict for one allocation.
+#[derive(Clone, Debug)]
+pub enum Legality {
+    /// It may be merged.
+    Mergeable(MergeableAlloc),
+    /// It stays, for these reasons (at least one).
+    Skip(Vec<SkipReason>),
+}
+
+/// What happened in one (scope, memory space).
+#[derive(Clone, Debug)]
+pub struct ScopeReport {
+    /// The function.
+    pub function: String,
+    /// `func`, `scf.parallel#0`, ...
+    pub label: String,
+    /// The memory space attribute as text (empty = default space).
+    pub space: String,
+    /// Arena bytes (the plan's peak).
+    pub arena_bytes: u64,
+    /// Sum of the (rounded) buffer sizes.
+    pub sum_bytes: u64,
+    /// The max-load lower bound.
+    pub lower_bound: u64,
+    /// The problem given to the planner.
+    pub problem: Problem,
+    /// The plan.
+    pub plan: Plan,
+    /// Buffer names, in problem order.
+    pub names: Vec<String>,
+}
+
+/// One allocation as `--print-lifetimes` shows it.
+#[derive(Clone, Debug)]
+pub struct LifetimeRecord {
+    /// The alloc op.
+    pub alloc: OpId,
+    /// `%name`.
+    pub name: String,
+    /// `@function`.
+    pub function: String,
+    /// Scope label, if any.
+    pub scope: Option<String>,
+    /// Inclusive first/last access ticks.
+    pub ticks: Option<(u32, u32)>,
+    /// Bytes (static allocations).
+    pub bytes: Option<u64>,
+    /// Offset in the arena when merged.
+    pub offset: Option<u64>,
+    /// Why it is not merged.
+    pub skipped: Vec<SkipReason>,
+}
+
+impl fmt::Display for LifetimeRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "@{} {} {}",
+            self.function,
+            self.scope.as_deref().unwrap_or("-"),
+            self.name
+        )?;
+        match self.ticks {
+            Some((a, b)) => write!(f, " ticks [{a}, {b}]")?,
+            None => write!(f, " ticks none")?,
+        }
+        if let Some(b) = self.bytes {
+            write!(f, " {b} B")?;
+        }
+        if let Some(o) = self.offset {
+            write!(f, " offset {o}")?;
+        }
+        if !self.skipped.is_empty() {
+            let why: Vec<String> = self.skipped.iter().map(|r| r.to_string()).collect();
+            write!(f, " not merged: {}", why.join("; "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything the pass reports.
+#[derive(Clone, Debug, Default)]
+pub struct MergeAllocReport {
+    /// One entry per planned (scope, memory space), in scope order.
+    pub scopes: Vec<ScopeReport>,
+    /// One entry per `memref.alloc`, in pre-order.
+    pub lifetimes: Vec<LifetimeRecord>,
+    /// Remarks (skipped allocations, per-scope summaries).
+    pub remarks: Vec<Remark>,
+}
+
+/// Failure of the pass (only for bad options; bad IR is skipped with remarks).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MergeAllocError {
+    /// The options are invalid.
+    #[error(transparent)]
+    Options(#[from] OptionsError),
+}
+
+/// Decides whether one allocation may be merged.
+pub fn legality(m: &Module, lt: &Lifetimes, trace: usize, opts: &MergeAllocOptions) -> Legality {
+    let t = &lt.traces[trace];
+    let alloc = t.alloc;
+    let mut reasons: Vec<SkipReason> = t.hazards.iter().cloned().map(SkipReason::Hazard).collect();
+    let ty = m.results(alloc).first().map(|&r| m.value_type(r).clone());
+    let mut bytes = None;
+    let mut space_attr = None;
+    match ty.as_ref().map(Type::kind) {
+        Some(TypeKind::MemRef {
+            shape,
+            elem,
+            layout,
+            memory_space,
+        }) => {
+            space_attr = memory_space.clone();
+            if shape.iter().any(|&d| d < 0) || !m.operands(alloc).is_empty() {
+                reasons.push(SkipReason::DynamicShape);
+            }
+            if layout
+                .as_ref()
+                .is_some_and(|l| !is_identity_layout(l, shape.len()))
+            {
+                reasons.push(SkipReason::Layout);
+            }
+            match element_bytes(elem) {
+                None => reasons.push(SkipReason::UnknownElementSize(elem.to_string())),
+                Some(e) => {
+                    let n = shape
+                        .iter()
+                        .try_fold(e, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?));
+                    match n {
+                        Some(0) => reasons.push(SkipReason::Empty),
+                        Some(n) => bytes = Some(n),
+                        None => {}
+                    }
+                }
+            }
+        }
+        _ => reasons.push(SkipReason::DynamicShape),
+    }
+    if !reasons.is_empty() {
+        return Legality::Skip(reasons);
+    }
+    let own_align = alloc_alignment(m, alloc).unwrap_or(1);
+    Legality::Mergeable(MergeableAlloc {
+        alloc,
+        trace,
+        bytes: bytes.unwrap_or(0),
+        align: own_align.max(opts.alignment),
+        space_attr,
+        name: value_label(m, alloc, trace),
+    })
+}
+
+fn is_identity_layout(l: &Attribute, rank: usize) -> bool {
+    match l {
+        Attribute::AffineMap(map) => map.to_string() == identity_map_text(rank),
+        _ => false,
+    }
+}
+
+fn identity_map_text(rank: usize) -> String {
+    let dims: Vec<String> = (0..rank).map(|i| format!("d{i}")).collect();
+    format!("({}) -> ({})", dims.join(", "), dims.join(", "))
+}
+
+/// The `alignment` attribute of an alloc (property or discardable attribute).
+fn alloc_alignment(m: &Module, alloc: OpId) -> Option<u64> {
+    let d = m.op(alloc);
+    let a = d
+        .props
+        .get("alignment")
+        .or_else(|| d.attrs.get("alignment"))?;
+    let v = u64::try_from(a.as_int()?).ok()?;
+    (v > 0 && v.is_power_of_two()).then_some(v)
+}
+
+fn value_label(m: &Module, alloc: OpId, trace: usize) -> String {
+    m.results(alloc)
+        .first()
+        .and_then(|&r| m.value(r).name_hint.clone())
+        .map_or_else(|| format!("alloc#{trace}"), |h| format!("%{h}"))
+}
+
+/// Plans one problem: the chosen planner, then (for the default planner on small
+/// problems above the lower bound) a budgeted exact search; the better plan wins and
+/// must pass the independent checker.
+fn plan_scope(p: &Problem, opts: &MergeAllocOptions) -> Result<Plan, String> {
+    let mut best = plan(p, &Options::with_algorithm(opts.planner)).map_err(|e| e.to_string())?;
+    let lb = bounds::max_load(p);
+    if opts.planner == Algorithm::Portfolio && best.peak() > lb && p.len() <= opts.exact_max_buffers
+    {
+        let mut o = Options::with_algorithm(Algorithm::Exact);
+        o.node_limit = Some(opts.exact_nodes);
+        if let Ok(e) = plan(p, &o) {
+            if e.peak() < best.peak() && check(p, &e).is_ok() {
+                best = e;
+            }
+        }
+    }
+    check(p, &best).map_err(|e| format!("the plan fails the checker: {e}"))?;
+    Ok(best)
+}
+
+/// Runs merge-alloc over every function of the module.
+pub fn merge_alloc(
+    m: &mut Module,
+    opts: &MergeAllocOptions,
+) -> Result<MergeAllocReport, MergeAllocError> {
+    let flow = BufferViewFlow::compute(m, m.top);
+    let lt = Lifetimes::compute(m, m.top, &flow);
+    let mut report = MergeAllocReport::default();
+
+    // Legality, with reasons.
+    let mut verdicts: Vec<Legality> = (0..lt.traces.len())
+        .map(|i| legality(m, &lt, i, opts))
+        .collect();
+    let mergeable: Vec<MergeableAlloc> = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Legality::Mergeable(a) => Some(a.clone()),
+            Legality::Skip(_) => None,
+        })
+        .collect();
+
+    // Planning.
+    let problems = extract(&lt, &mergeable, opts.alignment);
+    let mut planned: Vec<(ScopeProblem, Plan)> = Vec::new();
+    for sp in problems {
+        match plan_scope(&sp.problem, opts) {
+            Ok(p) => planned.push((sp, p)),
+            Err(e) => {
+                for a in &sp.allocs {
+                    verdicts[a.trace] = Legality::Skip(vec![SkipReason::PlanFailed(e.clone())]);
+                }
+            }
+        }
+    }
+
+    // Records, remarks.
+    let mut offsets: BTreeMap<usize, u64> = BTreeMap::new();
+    for (sp, p) in &planned {
+        for (k, a) in sp.allocs.iter().enumerate() {
+            offsets.insert(a.trace, p.offsets[k]);
+        }
+    }
+    for (i, t) in lt.traces.iter().enumerate() {
+        let scope = t.scope.map(|s| &lt.scopes[s]);
+        let function = scope.map_or_else(|| enclosing_function(m, t.alloc), |s| s.function.clone());
+        let skipped = match &verdicts[i] {
+            Legality::Skip(r) => r.clone(),
+            Legality::Mergeable(_) => Vec::new(),
+        };
+        let bytes = match &verdicts[i] {
+            Legality::Mergeable(a) => Some(a.bytes),
+            Legality::Skip(_) => m
+                .results(t.alloc)
+                .first()
+                .and_then(|&r| static_bytes(m.value_type(r))),
+        };
+        let rec = LifetimeRecord {
+            alloc: t.alloc,
+            name: value_label(m, t.alloc, i),
+            function,
+            scope: scope.map(|s| s.label.clone()),
+            ticks: t.ticks,
+            bytes,
+            offset: offsets.get(&i).copied(),
+            skipped,
+        };
+        if !rec.skipped.is_empty() {
+            let why: Vec<String> = rec.skipped.iter().map(|r| r.to_string()).collect();
+            report.remarks.push(Remark {
+                op: t.alloc,
+                span: m.op(t.alloc).span,
+                message: format!("merge-alloc: {} not merged: {}", rec.name, why.join("; ")),
+            });
+        }
+        report.lifetimes.push(rec);
+    }
+    for (sp, p) in &planned {
+        let scope = &lt.scopes[sp.scope];
+        let lb = bounds::max_load(&sp.problem);
+        let sum: u64 = sp.problem.buffers.iter().map(|b| b.size).sum();
+        let peak = p.peak();
+        report.remarks.push(Remark {
+            op: scope.op,
+            span: m.op(scope.op).span,
+            message: format!(
+                "merge-alloc: @{} {}{}: {} buffers in a {} B arena (sum {} B, lower bound {} B)",
+                scope.function,
+                scope.label,
+                sp.space_attr
+                    .as_ref()
+                    .map(|s| format!(" space {s}"))
+                    .unwrap_or_default(),
+                sp.allocs.len(),
+                peak,
+                sum,
+                lb
+            ),
+        });
+        report.scopes.push(ScopeReport {
+            function: scope.function.clone(),
+            label: scope.label.clone(),
+            space: sp
+                .space_attr
+                .as_ref()
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
+            arena_bytes: peak,
+            sum_bytes: sum,
+            lower_bound: lb,
+            problem: sp.problem.clone(),
+            plan: p.clone(),
+            names: sp.allocs.iter().map(|a| a.name.clone()).collect(),
+        });
+    }
+
+    // Mutation.
+    if opts.analysis_only {
+        annotate(m, &lt, &report);
+    } else {
+        for (sp, p) in &planned {
+            rewrite_scope(m, &lt, sp, p);
+        }
+    }
+    Ok(report)
+}
+
+fn static_bytes(t: &Type) -> Option<u64> {
+    match t.kind() {
+        TypeKind::MemRef { shape, elem, .. } => {
+            shape.iter().try_fold(element_bytes(elem)?, |acc, &d| {
+                acc.checked_mul(u64::try_from(d).ok()?)
+            })
+        }
+        _ => None,
+    }
+}
+
+fn enclosing_function(m: &Module, op: OpId) -> String {
+    let mut cur = Some(op);
+    while let Some(o) = cur {
+        if crate::ops::FUNCTION_OPS.contains(&m.op(o).name.as_str()) {
+            return crate::analysis::lifetime::function_name(m, o);
+        }
+        cur = m.parent_op(o);
+    }
+    String::new()
+}
+
+/// Analysis-only mode: `memplan.scope`, `memplan.ticks` and `memplan.offset` (or
+/// `memplan.skipped`) attributes on every `memref.alloc`.
+fn annotate(m: &mut Module, lt: &Lifetimes, report: &MergeAllocReport) {
+    let arena: BTreeMap<(String, String), u64> = report
+        .scopes
+        .iter()
+        .map(|s| ((s.function.clone(), s.label.clone()), s.arena_bytes))
+        .collect();
+    for (rec, t) in report.lifetimes.iter().zip(&lt.traces) {
+        let attrs = &mut m.op_mut(t.alloc).attrs;
+        if let Some(s) = &rec.scope {
+            attrs.set(
+                "memplan.scope",
+                Attribute::string(&format!("@{} {}", rec.function, s)),
+            );
+        }
+        if let Some((a, b)) = rec.ticks {
+            attrs.set(
+                "memplan.ticks",
+                Attribute::i64_array(&[i64::from(a), i64::from(b)]),
+            );
+        }
+        if let Some(o) = rec.offset {
+            attrs.set(
+                "memplan.offset",
+                Attribute::int(i128::from(o), Type::int(64)),
+            );
+            if let Some(bytes) = rec
+                .scope
+                .as_ref()
+                .and_then(|s| arena.get(&(rec.function.clone(), s.clone())))
+            {
+                attrs.set(
+                    "memplan.arena_bytes",
+                    Attribute::int(i128::from(*bytes), Type::int(64)),
+                );
+            }
+        } else {
+            let why: Vec<String> = rec.skipped.iter().map(|r| r.to_string()).collect();
+            attrs.set("memplan.skipped", Attribute::string(&why.join("; ")));
+        }
+    }
+}
+
+/// Replaces the allocations of one planned (scope, space) by views of a new arena.
+fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
+    let scope = &lt.scopes[sp.scope];
+    let block: BlockId = scope.block;
+    let arena_bytes = p.peak().max(1);
+    let align = sp
+        .problem
+        .buffers
+        .iter()
+        .map(|b| b.align)
+        .max()
+        .unwrap_or(1);
+    let arena_ty = Type::new(TypeKind::MemRef {
+        shape: vec![arena_bytes as i64],
+        elem: Type::int(8),
+        layout: None,
+        memory_space: sp.space_attr.clone(),
+    });
+    let mut st = OperationState::new("memref.alloc");
+    st.result_types.push(arena_ty);
+    st.props.set(
+        "alignment",
+        Attribute::int(i128::from(align), Type::int(64)),
+    );
+    st.props
+        .set("operandSegmentSizes", Attribute::i32_array(&[0, 0]));
+    let arena_op = m.create_op(st);
+    m.prepend_op(block, arena_op);
+    let arena = m.result(arena_op, 0);
+    m.value_mut(arena).name_hint = Some("arena".to_string());
+
+    // One constant per distinct offset, right after the arena.
+    let distinct: BTreeSet<u64> = p.offsets.iter().copied().collect();
+    let mut consts: BTreeMap<u64, memplan_ir::ValueId> = BTreeMap::new();
+    let mut anchor = arena_op;
+    for off in distinct {
+        let mut st = OperationState::new("arith.constant");
+        st.result_types.push(Type::index());
+        st.props
+            .set("value", Attribute::int(i128::from(off), Type::index()));
+        let c = m.create_op(st);
+        m.insert_after(anchor, c);
+        anchor = c;
+        consts.insert(off, m.result(c, 0));
+    }
+
+    // Deallocs of merged buffers go; the arena is freed instead when any was freed.
+    let mut deallocs: BTreeSet<OpId> = BTreeSet::new();
+    for a in &sp.allocs {
+        deallocs.extend(lt.traces[a.trace].deallocs.iter().copied());
+    }
+    let freed = !deallocs.is_empty();
+    for d in deallocs {
+        if !m.is_erased(d) {
+            m.erase_op(d);
+        }
+    }
+
+    for (k, a) in sp.allocs.iter().enumerate() {
+        let old = m.result(a.alloc, 0);
+        let ty = m.value_type(old).clone();
+        let mut st = OperationState::new("memref.view");
+        st.operands = vec![arena, consts[&p.offsets[k]]];
+        st.result_types.push(ty);
+        st.loc = m.op(a.alloc).loc.clone();
+        let view = m.create_op(st);
+        m.insert_before(a.alloc, view);
+        let new = m.result(view, 0);
+        m.value_mut(new).name_hint = m.value(old).name_hint.clone();
+        m.replace_all_uses(old, new);
+        m.erase_op(a.alloc);
+    }
+
+    if freed {
+        let mut st = OperationState::new("memref.dealloc");
+        st.operands = vec![arena];
+        let d = m.create_op(st);
+        match m.last_op(block) {
+            Some(last) if is_terminator(m, last) => m.insert_before(last, d),
+            _ => m.append_op(block, d),
+        }
+    }
+}
+
+fn is_terminator(m: &Module, op: OpId) -> bool {
+    matches!(
+        classify(m, op),
+        OpKind::Return | OpKind::Yield | OpKind::Branch
+    ) || m.op(op).name.ends_with("terminator")
+        || m.op(op).name.ends_with(".return")
+}

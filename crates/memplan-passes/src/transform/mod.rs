@@ -1,0 +1,4 @@
+//! IR transforms. Each decides legality first (with a reason for every refusal) and
+//! mutates second (ARCHITECTURE.md trait 10).
+
+pub mod merge_alloc;
