@@ -74,6 +74,8 @@ pub struct Printer<'a> {
     type_text: FxHashMap<usize, Box<str>>,
     block_names: Vec<Option<u32>>,
     scopes: Vec<NameScope<'a>>,
+    /// Default dialects of the custom-printed ops whose regions are being printed.
+    dialects: Vec<&'static str>,
 }
 
 /// Prints a whole module: alias definitions, the top-level op, the resource block.
@@ -118,6 +120,7 @@ impl<'a> Printer<'a> {
             type_text: FxHashMap::default(),
             block_names: vec![None; m.num_blocks()],
             scopes: vec![NameScope::default()],
+            dialects: Vec::new(),
         }
     }
 
@@ -564,30 +567,48 @@ impl<'a> Printer<'a> {
                 let _ = write!(self.out, ":{} = ", results.len());
             }
         }
-        let custom = if self.opts.generic {
+        let def = if self.opts.generic {
             None
         } else {
-            self.reg.get(&d.name).and_then(|def| def.print)
+            self.reg.get(&d.name)
         };
-        match custom {
-            Some(f) => {
+        match def.and_then(|def| def.print.map(|f| (def, f))) {
+            Some((def, f)) => {
                 let after_results = self.out.len();
-                self.out.push_str(if d.name == "builtin.module" {
+                // Like MLIR, drop the enclosing op's default dialect (`return` in a
+                // `func.func`); the parser resolves bare names through the same default.
+                let default = self.dialects.last().copied().unwrap_or("");
+                let shown = if d.name == "builtin.module" {
                     "module"
                 } else {
-                    &d.name
-                });
-                if !f(self, op) {
+                    d.name
+                        .strip_prefix(default)
+                        .and_then(|r| r.strip_prefix('.'))
+                        .filter(|r| !default.is_empty() && !r.is_empty())
+                        .unwrap_or(&d.name)
+                };
+                self.out.push_str(shown);
+                self.dialects.push(def.default_dialect.unwrap_or(""));
+                let ok = f(self, op);
+                self.dialects.pop();
+                if !ok {
                     self.out.truncate(after_results);
-                    self.print_generic(op);
+                    self.print_generic_scoped(op);
                 }
             }
-            None => self.print_generic(op),
+            None => self.print_generic_scoped(op),
         }
         let loc = d.loc.clone();
         if !matches!(loc, Location::Unknown) {
             self.print_optional_location(&loc);
         }
+    }
+
+    /// Generic form; ops nested in its regions print with full names.
+    fn print_generic_scoped(&mut self, op: OpId) {
+        self.dialects.push("");
+        self.print_generic(op);
+        self.dialects.pop();
     }
 
     /// Prints an op in generic form (without its location).

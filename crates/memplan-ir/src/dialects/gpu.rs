@@ -55,7 +55,6 @@ pub fn register(r: &mut Registry) {
             | traits::NO_TERMINATOR
             | traits::SYMBOL_TABLE
             | traits::SINGLE_BLOCK,
-        default_dialect: Some("gpu"),
         inherent: &["sym_name", "targets", "offloadingHandler"],
         ..OpDef::new("gpu.module")
     });
@@ -64,7 +63,6 @@ pub fn register(r: &mut Registry) {
         print: Some(print_func),
         verify: Some(verify_func),
         traits: traits::ISOLATED_FROM_ABOVE,
-        default_dialect: Some("gpu"),
         inherent: FUNC_INHERENT,
         ..OpDef::new("gpu.func")
     });
