@@ -100,6 +100,8 @@ struct BlockScope {
 pub struct Parser<'a> {
     src: &'a str,
     tok: Token,
+    /// End of the previously consumed token (for "expected ..." error positions).
+    prev_end: u32,
     m: Module,
     reg: &'a Registry,
     opts: ParseOptions,
@@ -132,6 +134,7 @@ impl<'a> Parser<'a> {
         Parser {
             src,
             tok: lex(src.as_bytes(), 0),
+            prev_end: 0,
             m: Module::new(),
             reg,
             opts,
@@ -175,9 +178,11 @@ impl<'a> Parser<'a> {
     }
     /// Advances one token.
     pub fn bump(&mut self) {
+        self.prev_end = self.tok.span.end;
         self.tok = lex(self.src.as_bytes(), self.tok.span.end as usize);
     }
     fn reset(&mut self, pos: usize) {
+        self.prev_end = pos as u32;
         self.tok = lex(self.src.as_bytes(), pos);
     }
     /// True if the current token is `k`.
@@ -209,12 +214,22 @@ impl<'a> Parser<'a> {
     }
     /// An error "expected WHAT" at the current token.
     pub fn error_expected(&self, what: &str) -> Diagnostic {
+        // Like MLIR's `emitWrongTokenError`: when the offending token starts a later line,
+        // the thing is missing at the end of the previous line, so point there.
+        let (p, t) = (self.prev_end as usize, self.tok.span.start as usize);
+        let at = if p < t && self.src.as_bytes()[p..t].contains(&b'\n') {
+            Span::at(p)
+        } else {
+            self.tok.span
+        };
         if self.at(Tok::Eof) {
-            return self.error_here(format!("expected {what}, but reached the end of the input"));
+            return Diagnostic::new(
+                at,
+                format!("expected {what}, but reached the end of the input"),
+            );
         }
-        let t = self.peek_text();
-        let shown: String = t.chars().take(40).collect();
-        self.error_here(format!("expected {what}, found '{shown}'"))
+        let shown: String = self.peek_text().chars().take(40).collect();
+        Diagnostic::new(at, format!("expected {what}, found '{shown}'"))
     }
     /// Enters one nesting level (errors past [`MAX_DEPTH`]); pair with [`Parser::leave`].
     pub fn enter(&mut self) -> PResult<()> {
