@@ -303,6 +303,9 @@ pub fn write_float(out: &mut String, value: f64, bits: Option<u128>) {
         let _ = write!(out, "0x{b:X}");
     } else if !value.is_finite() {
         let _ = write!(out, "0x{:X}", value.to_bits());
+    } else if let Some(sci) = mlir_scientific(value) {
+        // MLIR's preferred form (`printFloatValue`): 6-digit exponential when exact.
+        out.push_str(&sci);
     } else {
         let s = format!("{value:?}");
         let s = if s.contains('.') || s.contains("inf") || s.contains("NaN") {
@@ -314,6 +317,18 @@ pub fn write_float(out: &mut String, value: f64, bits: Option<u128>) {
         };
         out.push_str(&s);
     }
+}
+
+/// `1.000000e+00`, as MLIR prints a float whose 6-digit exponential form reads back exactly.
+fn mlir_scientific(value: f64) -> Option<String> {
+    let sci = format!("{value:.6e}");
+    if sci.parse::<f64>().ok()?.to_bits() != value.to_bits() {
+        return None;
+    }
+    let (mant, exp) = sci.split_once('e')?;
+    let e: i32 = exp.parse().ok()?;
+    let sign = if e < 0 { '-' } else { '+' };
+    Some(format!("{mant}e{sign}{:02}", e.unsigned_abs()))
 }
 
 /// Writes `name` as a dictionary key (quoted when not a bare identifier).

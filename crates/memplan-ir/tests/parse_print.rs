@@ -105,7 +105,7 @@ fn attributes_round_trip() {
         "a = 5 : i32",
         "b = -7 : i64",
         "c = 0x7FC00000 : f32",
-        "d = 1.5 : f64",
+        "d = 1.500000e+00 : f64",
         "e = true",
         r#"f = "s\"q\0A""#,
         r#"g = [1 : i64, "x"]"#,
@@ -118,7 +118,7 @@ fn attributes_round_trip() {
         "n = dense_resource<blob1> : tensor<4xf32>",
         "o = #foo.bar<[1, {x}]>",
         "q = 170141183460469231731687303715884105727 : i128",
-        "r = array<f32: 1.0, 2.5>",
+        "r = array<f32: 1.000000e+00, 2.500000e+00>",
         "s = distinct[0]<\"x\">",
     ] {
         assert!(out.contains(frag), "missing {frag} in\n{out}");
