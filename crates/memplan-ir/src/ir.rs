@@ -590,7 +590,7 @@ impl Module {
 
     /// All ops nested in `root` (itself included) in pre-order, collected so the caller may edit.
     pub fn walk_ops(&self, root: OpId) -> Vec<OpId> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(if root == self.top { self.ops.len() } else { 16 });
         self.walk(root, &mut |_, o| out.push(o));
         out
     }

@@ -34,6 +34,9 @@ struct NameScope<'a> {
     used: FxHashSet<Cow<'a, str>>,
     next_value: u32,
     next_arg: u32,
+    /// MLIR's `nextConflictID`: one counter for all `%name_N` disambiguations in the
+    /// scope, so repeated hints cost O(1) each (not a scan from `_1` every time).
+    next_conflict: u32,
 }
 
 /// The base of a value's printed name.
@@ -147,13 +150,13 @@ impl<'a> Printer<'a> {
                 if self.scope().used.insert(Cow::Borrowed(h)) {
                     return Base::Hint(h);
                 }
-                let mut k = 1;
                 loop {
-                    let c = format!("{h}_{k}");
-                    if !self.scope().used.contains(c.as_str()) {
+                    let s = self.scope();
+                    let c = format!("{h}_{}", s.next_conflict);
+                    s.next_conflict += 1;
+                    if !s.used.contains(c.as_str()) {
                         return self.intern_name(c);
                     }
-                    k += 1;
                 }
             }
         }
