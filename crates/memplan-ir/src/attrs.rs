@@ -41,7 +41,13 @@ impl Dict {
         let name = name.into();
         match self.0.iter_mut().find(|n| n.name == name) {
             Some(n) => n.value = value,
-            None => self.0.push(NamedAttr { name, value }),
+            None => {
+                // Dictionaries are small and live as long as their op: grow one at a time.
+                if self.0.len() == self.0.capacity() {
+                    self.0.reserve_exact(1);
+                }
+                self.0.push(NamedAttr { name, value })
+            }
         }
     }
     /// Removes and returns `name`.
