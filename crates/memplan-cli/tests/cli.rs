@@ -335,13 +335,14 @@ fn infeasible_capacity_exits_1() {
     assert!(stderr(&o).contains("infeasible"), "{}", stderr(&o));
     assert!(stderr(&o).contains("1048576"), "{}", stderr(&o));
 
-    // At the lower bound but unreachable because of alignment: whichever planner
+    // At the lower bound (4) but unreachable because of alignment: three 1-byte
+    // buffers need even offsets below 4, and there are only two. Whichever planner
     // runs, it must say the plan does not fit (or prove it), not crash.
     let dir = scratch("infeasible");
     let path = dir.join("aligned.csv");
     std::fs::write(
         &path,
-        "id,lower,upper,size,alignment\na,0,4,1,1\nb,0,4,1,2\nc,0,4,1,2\n",
+        "id,lower,upper,size,alignment\na,0,4,1,1\nb,0,4,1,2\nc,0,4,1,2\nd,0,4,1,2\n",
     )
     .unwrap();
     for algo in ["naive", "portfolio", "exact"] {
@@ -349,7 +350,7 @@ fn infeasible_capacity_exits_1() {
             "plan",
             path.to_str().unwrap(),
             "--capacity",
-            "3",
+            "4",
             "--algo",
             algo,
             "--time-limit",
@@ -357,7 +358,7 @@ fn infeasible_capacity_exits_1() {
         ]);
         assert_eq!(o.status.code(), Some(1), "{algo}: {}", stderr(&o));
         let err = stderr(&o);
-        assert!(err.contains("capacity 3"), "{algo}: {err}");
+        assert!(err.contains("capacity 4"), "{algo}: {err}");
         assert!(!err.contains("panicked"), "{algo}: {err}");
     }
     // A capacity that fits is fine and shows up in the summary.

@@ -309,8 +309,8 @@ pub fn write_float(out: &mut String, value: f64, bits: Option<u128>) {
         let _ = write!(out, "0x{b:X}");
     } else if !value.is_finite() {
         let _ = write!(out, "0x{:X}", value.to_bits());
-    } else if let Some(sci) = mlir_scientific(value) {
-        // MLIR's preferred form (`printFloatValue`): 6-digit exponential when exact.
+    } else if let Some(sci) = scientific6(value) {
+        // mlir-opt's preferred form (`1.000000e+00`) whenever six digits are exact.
         out.push_str(&sci);
     } else {
         let s = format!("{value:?}");
@@ -325,16 +325,14 @@ pub fn write_float(out: &mut String, value: f64, bits: Option<u128>) {
     }
 }
 
-/// `1.000000e+00`, as MLIR prints a float whose 6-digit exponential form reads back exactly.
-fn mlir_scientific(value: f64) -> Option<String> {
-    let sci = format!("{value:.6e}");
-    if sci.parse::<f64>().ok()?.to_bits() != value.to_bits() {
-        return None;
-    }
-    let (mant, exp) = sci.split_once('e')?;
-    let e: i32 = exp.parse().ok()?;
-    let sign = if e < 0 { '-' } else { '+' };
-    Some(format!("{mant}e{sign}{:02}", e.unsigned_abs()))
+/// `value` as `d.dddddde±XX` when that text reads back as exactly `value`.
+fn scientific6(value: f64) -> Option<String> {
+    let raw = format!("{value:.6e}");
+    let (mant, exp) = raw.split_once('e')?;
+    let exp: i32 = exp.parse().ok()?;
+    let sign = if exp < 0 { '-' } else { '+' };
+    let text = format!("{mant}e{sign}{:02}", exp.unsigned_abs());
+    (text.parse::<f64>().ok()? == value).then_some(text)
 }
 
 /// Writes `name` as a dictionary key (quoted when not a bare identifier).

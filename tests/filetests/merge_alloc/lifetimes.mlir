@@ -64,8 +64,8 @@
 }) : () -> ()
 // CHECK: // lifetime: @per_iteration func alloc#0 ticks [6, 9] 2048 B offset 0
 // CHECK: // lifetime: @per_iteration func alloc#1 ticks [6, 9] 2048 B offset 2048
-// CHECK: // lifetime: @per_iteration func alloc#2 ticks [13, 13] 2048 B offset 0
-// CHECK: // lifetime: @per_iteration func alloc#3 ticks [14, 14] 2048 B offset 0
+// CHECK: // lifetime: @per_iteration func alloc#2 ticks [13, 13] 2048 B offset [[G:\d+]]
+// CHECK: // lifetime: @per_iteration func alloc#3 ticks [14, 14] 2048 B offset [[G]]
 // CHECK: // arena: @per_iteration func 4096 B
 
 // -----

@@ -6,6 +6,13 @@
 //! heap addresses in the printed memref descriptors normalised to `ADDR`, each step bounded by a
 //! timeout (a heap corrupted by a wrong merge can hang) and `LLVM_DISABLE_SYMBOLIZATION=1` so a
 //! crash aborts at once.
+//!
+//! The runner executes under glibc's `MALLOC_PERTURB_`: every byte `malloc` hands out is filled
+//! with `!P` (and every freed byte with `P`), so a read of memory nobody wrote, or of a buffer
+//! whose bytes a wrong merge gave to somebody else, sees garbage instead of the lucky zeros or
+//! stale values of a fresh heap. [`run`] uses the fixed [`PERTURB`]; [`run_perturbed`] takes
+//! another byte, so a test can require that a program prints the same under two of them (a
+//! program that does not reads uninitialised memory and cannot serve as a reference).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -89,12 +96,24 @@ pub fn verify(file: &Path) -> Result<(), String> {
     }
 }
 
-/// Lowers and runs `FILE`'s `@main`; returns its normalised stdout, or the reason it failed.
+/// The `MALLOC_PERTURB_` byte [`run`] executes under (any non-zero value enables perturbing).
+pub const PERTURB: u8 = 165;
+/// A second perturb byte, for determinism checks against [`PERTURB`] (`90 = !165 & 0xff`, so
+/// fresh memory reads `0xa5` under one and `0x5a` under the other).
+pub const PERTURB_ALT: u8 = 90;
+
+/// Lowers and runs `FILE`'s `@main` under `MALLOC_PERTURB_=`[`PERTURB`]; returns its normalised
+/// stdout, or the reason it failed.
 pub fn run(file: &Path) -> Result<String, String> {
+    run_perturbed(file, PERTURB)
+}
+
+/// [`run`] with `MALLOC_PERTURB_=perturb` for the runner (0 = glibc's default, no perturbing).
+pub fn run_perturbed(file: &Path, perturb: u8) -> Result<String, String> {
     let t = timeout_s();
     let script = r#"set -o pipefail
 timeout "$T" "$OPT" "$1" --convert-bufferization-to-memref --test-lower-to-llvm \
- | timeout -s KILL "$T" "$RUNNER" -e main -entry-point-result=void -shared-libs="$L1,$L2" \
+ | MALLOC_PERTURB_="$P" timeout -s KILL "$T" "$RUNNER" -e main -entry-point-result=void -shared-libs="$L1,$L2" \
  | sed -E 's/base@ = 0x[0-9a-f]+/base@ = ADDR/'"#;
     let out = Command::new("bash")
         .arg("-c")
@@ -102,6 +121,7 @@ timeout "$T" "$OPT" "$1" --convert-bufferization-to-memref --test-lower-to-llvm 
         .arg("oracle")
         .arg(file)
         .env("T", &t)
+        .env("P", perturb.to_string())
         .env("OPT", MLIR_OPT)
         .env("RUNNER", MLIR_RUNNER)
         .env("L1", shared_lib("libmlir_runner_utils"))

@@ -572,18 +572,30 @@ impl Gen {
             ));
             self.touch(h);
         } else {
-            self.compute_into(ctx, h, false);
+            self.compute(ctx, h, false, true);
         }
     }
 
     /// `dst = (src1 * c + src2 + lin [+ iv] [+ dst]) rem M` as one `linalg.generic`.
     fn compute_into(&mut self, ctx: &Ctx, dst: &Handle, accumulate: bool) {
+        self.compute(ctx, dst, accumulate, false);
+    }
+
+    /// [`Self::compute_into`]; `initialising` says `dst` is a fresh allocation holding no
+    /// value yet, so the computation must not read it through any alias (every root of `dst`).
+    fn compute(&mut self, ctx: &Ctx, dst: &Handle, accumulate: bool, initialising: bool) {
         let dst_par = dst.par;
+        let fresh_roots = if !initialising {
+            Vec::new()
+        } else {
+            dst.roots.clone()
+        };
+        let readable = |h: &Handle| !h.roots.iter().any(|r| fresh_roots.contains(r));
         let src1 = self
-            .pick_visible(|h| h.roots.is_empty() || h.par == dst_par || h.par == 0)
+            .pick_visible(|h| readable(h) && (h.roots.is_empty() || h.par == dst_par || h.par == 0))
             .unwrap_or_else(|| self.handles[0].clone());
         let src2 = if self.rng.chance(50) {
-            self.pick_visible(|_| true)
+            self.pick_visible(readable)
         } else {
             None
         };

@@ -14,10 +14,14 @@ use crate::problem::{MemSpace, Problem, ProblemError};
 
 pub mod allocation_tree;
 pub mod best_fit;
+mod class_index;
 pub mod exact;
+mod fit;
 pub mod greedy;
+mod interval_index;
 pub mod merge_alloc;
 pub mod naive;
+mod occupancy;
 pub mod place;
 pub mod portfolio;
 pub mod reuse_exact;
@@ -263,16 +267,18 @@ pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
     let mut stop_reason = StopReason::Completed;
     let mut nodes = 0u64;
     let mut winner = None;
-    for (space, lb) in lbs {
-        if let Some(cap) = problem.capacity {
-            if lb > cap {
-                return Err(PlanError::Infeasible {
-                    space: space.0,
-                    capacity: cap,
-                    lower_bound: lb,
-                });
-            }
+    // A proof of infeasibility in any space beats a heuristic's failure in another:
+    // check every space's bound before planning any.
+    if let Some(cap) = problem.capacity {
+        if let Some(&(space, lb)) = lbs.iter().find(|&&(_, lb)| lb > cap) {
+            return Err(PlanError::Infeasible {
+                space: space.0,
+                capacity: cap,
+                lower_bound: lb,
+            });
         }
+    }
+    for (space, lb) in lbs {
         let (sub, index) = sub_problem(problem, space);
         let sp = plan_space(&sub, opts);
         let peak = sub

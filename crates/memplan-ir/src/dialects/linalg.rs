@@ -238,14 +238,16 @@ pub fn register(r: &mut Registry) {
 
 // ===== types =====
 
-/// Element type of a shaped type, the type itself for scalars (`getElementTypeOrSelf`).
+/// Element type of a memref / tensor operand, the type itself otherwise (what linalg's region
+/// builder and verifier use: unlike `getElementTypeOrSelf`, vectors are not unwrapped).
 fn elem_or_self(t: &Type) -> Type {
     match t.kind() {
         TypeKind::RankedTensor { elem, .. }
         | TypeKind::UnrankedTensor { elem }
         | TypeKind::MemRef { elem, .. }
-        | TypeKind::UnrankedMemRef { elem, .. }
-        | TypeKind::Vector { elem, .. } => elem.clone(),
+        | TypeKind::UnrankedMemRef { elem, .. } => elem.clone(),
+        // A vector operand of a linalg op is a scalar-like value: it is its own block argument
+        // type (`linalg.fill ins(%c : vector<4xf32>)` gets `^bb0(%in: vector<4xf32>, ...)`).
         _ => t.clone(),
     }
 }
