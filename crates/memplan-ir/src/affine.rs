@@ -76,6 +76,18 @@ impl AffineExpr {
             | AffineExpr::CeilDiv(a, b) => a.is_constant() && b.is_constant(),
         }
     }
+    /// True if the expression mentions a dimension (is not symbolic-or-constant).
+    pub fn has_dim(&self) -> bool {
+        match self {
+            AffineExpr::Dim(_) => true,
+            AffineExpr::Symbol(_) | AffineExpr::Const(_) => false,
+            AffineExpr::Add(a, b)
+            | AffineExpr::Mul(a, b)
+            | AffineExpr::Mod(a, b)
+            | AffineExpr::FloorDiv(a, b)
+            | AffineExpr::CeilDiv(a, b) => a.has_dim() || b.has_dim(),
+        }
+    }
     fn prec(&self) -> u8 {
         match self {
             AffineExpr::Add(..) => 1,

@@ -41,7 +41,13 @@ impl Dict {
         let name = name.into();
         match self.0.iter_mut().find(|n| n.name == name) {
             Some(n) => n.value = value,
-            None => self.0.push(NamedAttr { name, value }),
+            None => {
+                // Dictionaries are small and live as long as their op: grow one at a time.
+                if self.0.len() == self.0.capacity() {
+                    self.0.reserve_exact(1);
+                }
+                self.0.push(NamedAttr { name, value })
+            }
         }
     }
     /// Removes and returns `name`.
@@ -350,19 +356,23 @@ pub fn write_symbol(out: &mut String, name: &str) {
 
 impl fmt::Display for Dict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::from("{");
+        f.write_str("{")?;
         for (i, n) in self.0.iter().enumerate() {
             if i > 0 {
-                s.push_str(", ");
+                f.write_str(", ")?;
             }
-            write_key(&mut s, &n.name);
+            if is_bare_identifier(&n.name) {
+                f.write_str(&n.name)?;
+            } else {
+                let mut k = String::new();
+                write_key(&mut k, &n.name);
+                f.write_str(&k)?;
+            }
             if n.value != Attribute::Unit {
-                s.push_str(" = ");
-                s.push_str(&n.value.to_string());
+                write!(f, " = {}", n.value)?;
             }
         }
-        s.push('}');
-        f.write_str(&s)
+        f.write_str("}")
     }
 }
 

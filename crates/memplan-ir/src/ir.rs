@@ -77,7 +77,8 @@ pub struct OpData {
     /// Full name (`dialect.op`).
     pub name: String,
     operands: Vec<ValueId>,
-    results: Vec<ValueId>,
+    /// `start, len` of the op's results in `Module::result_ids` (no per-op allocation).
+    results: (u32, u32),
     /// Discardable attributes (`{...}`).
     pub attrs: Dict,
     /// Properties / inherent attributes (`<{...}>`).
@@ -157,6 +158,8 @@ pub struct Module {
     blocks: Vec<BlockData>,
     regions: Vec<RegionData>,
     values: Vec<ValueData>,
+    /// Result ids of all ops, each op owning a contiguous run.
+    result_ids: Vec<ValueId>,
     /// The top-level op (normally `builtin.module`).
     pub top: OpId,
     /// `#alias = ...` and `!alias = ...` definitions from the source, verbatim, in order
@@ -182,6 +185,7 @@ impl Module {
             blocks: Vec::new(),
             regions: Vec::new(),
             values: Vec::new(),
+            result_ids: Vec::new(),
             top: OpId(0),
             alias_defs: Vec::new(),
             loc_aliases: HashMap::new(),
@@ -262,6 +266,19 @@ impl Module {
     pub fn num_blocks(&self) -> usize {
         self.blocks.len()
     }
+    /// Number of regions ever created.
+    pub fn num_regions(&self) -> usize {
+        self.regions.len()
+    }
+    /// Reserves arena room for about this many more ops, values and blocks/regions (a
+    /// parser hint from the input size: one growth step of a large arena copies it all).
+    pub fn reserve(&mut self, ops: usize, values: usize, blocks: usize) {
+        self.ops.reserve(ops);
+        self.values.reserve(values);
+        self.result_ids.reserve(values);
+        self.blocks.reserve(blocks);
+        self.regions.reserve(blocks);
+    }
     /// True if the op was erased.
     pub fn is_erased(&self, op: OpId) -> bool {
         self.ops[op.index()].erased
@@ -275,11 +292,12 @@ impl Module {
     }
     /// Results of an op.
     pub fn results(&self, op: OpId) -> &[ValueId] {
-        &self.ops[op.index()].results
+        let (s, n) = self.ops[op.index()].results;
+        &self.result_ids[s as usize..(s + n) as usize]
     }
     /// Result `i` of an op.
     pub fn result(&self, op: OpId, i: usize) -> ValueId {
-        self.ops[op.index()].results[i]
+        self.results(op)[i]
     }
     /// Regions of an op.
     pub fn regions(&self, op: OpId) -> &[RegionId] {
@@ -343,26 +361,36 @@ impl Module {
     /// Creates a detached op from a state (its results are new values).
     pub fn create_op(&mut self, st: OperationState) -> OpId {
         let id = OpId(self.ops.len() as u32);
-        let results = st
-            .result_types
-            .into_iter()
-            .enumerate()
-            .map(|(i, ty)| {
-                self.new_value(
-                    ty,
-                    ValueDef::OpResult {
-                        op: id,
-                        index: i as u32,
-                    },
-                )
-            })
-            .collect();
+        let start = self.result_ids.len() as u32;
+        let n = st.result_types.len() as u32;
+        for (i, ty) in st.result_types.into_iter().enumerate() {
+            let v = self.new_value(
+                ty,
+                ValueDef::OpResult {
+                    op: id,
+                    index: i as u32,
+                },
+            );
+            self.result_ids.push(v);
+        }
+        let results = (start, n);
         for r in &st.regions {
             self.regions[r.index()].parent = Some(id);
         }
+        for (i, &v) in st.operands.iter().enumerate() {
+            let uses = &mut self.values[v.index()].uses;
+            if uses.capacity() == 0 {
+                // Most values have one use: do not start at Vec's default of four.
+                uses.reserve_exact(1);
+            }
+            uses.push(Use {
+                op: id,
+                index: i as u32,
+            });
+        }
         self.ops.push(OpData {
             name: st.name,
-            operands: Vec::new(),
+            operands: st.operands,
             results,
             attrs: st.attrs,
             props: st.props,
@@ -375,9 +403,6 @@ impl Module {
             next: None,
             erased: false,
         });
-        for v in st.operands {
-            self.push_operand(id, v);
-        }
         id
     }
     fn new_value(&mut self, ty: Type, def: ValueDef) -> ValueId {
@@ -554,8 +579,7 @@ impl Module {
             self.ops[o.index()].erased = true;
         }
         debug_assert!(
-            self.ops[op.index()]
-                .results
+            self.results(op)
                 .iter()
                 .all(|r| self.values[r.index()].uses.is_empty()),
             "erased op still has uses"
@@ -566,7 +590,7 @@ impl Module {
 
     /// All ops nested in `root` (itself included) in pre-order, collected so the caller may edit.
     pub fn walk_ops(&self, root: OpId) -> Vec<OpId> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(if root == self.top { self.ops.len() } else { 16 });
         self.walk(root, &mut |_, o| out.push(o));
         out
     }
@@ -575,13 +599,16 @@ impl Module {
         let mut stack = vec![root];
         while let Some(op) = stack.pop() {
             f(self, op);
-            let mut children = Vec::new();
-            for &r in self.regions(op) {
-                for &b in self.region_blocks(r) {
-                    children.extend(self.block_ops(b));
+            // Push children last-to-first so they pop in order.
+            for &r in self.regions(op).iter().rev() {
+                for &b in self.region_blocks(r).iter().rev() {
+                    let mut cur = self.blocks[b.index()].last;
+                    while let Some(o) = cur {
+                        stack.push(o);
+                        cur = self.ops[o.index()].prev;
+                    }
                 }
             }
-            stack.extend(children.into_iter().rev());
         }
     }
 }

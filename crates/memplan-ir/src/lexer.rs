@@ -193,6 +193,10 @@ pub fn lex(src: &[u8], pos: usize) -> Token {
                 };
             }
             let mut p = start + 1;
+            if c == b'@' && !(next.is_ascii_alphabetic() || next == b'_') {
+                // `@` identifiers start with a letter or `_` (MLIR's lexer).
+                return tok(Tok::Error, start + 1);
+            }
             if p < src.len() && src[p].is_ascii_digit() {
                 while p < src.len() && src[p].is_ascii_digit() {
                     p += 1;

@@ -18,6 +18,7 @@ pub mod affine;
 pub mod attrs;
 pub mod diag;
 pub mod dialects;
+pub mod fxhash;
 pub mod ir;
 pub mod lexer;
 pub mod parser;

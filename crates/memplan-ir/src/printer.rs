@@ -6,11 +6,13 @@
 //! Ops with a registered custom printer print in custom form unless the generic form is
 //! requested (`--mlir-print-op-generic`).
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 use std::fmt::Write;
 
+use crate::fxhash::{FxHashMap, FxHashSet};
+
 use crate::affine::{AffineExpr, AffineMap};
-use crate::attrs::{write_symbol, Attribute, Dict, Location};
+use crate::attrs::{write_key, write_symbol, Attribute, Dict, Location};
 use crate::ir::{BlockId, Module, OpId, RegionId, ValueDef, ValueId};
 use crate::lexer::is_suffix_id;
 use crate::registry::{traits, Registry};
@@ -25,12 +27,39 @@ pub struct PrintOptions {
     pub debug_info: bool,
 }
 
+/// Names taken in one isolated-from-above scope. Numeric names (`%12`) never collide with
+/// source hints (those never start with a digit), so only hints and `argN` are recorded.
 #[derive(Default)]
-struct NameScope {
-    used: HashSet<String>,
+struct NameScope<'a> {
+    used: FxHashSet<Cow<'a, str>>,
     next_value: u32,
     next_arg: u32,
+    /// MLIR's `nextConflictID`: one counter for all `%name_N` disambiguations in the
+    /// scope, so repeated hints cost O(1) each (not a scan from `_1` every time).
+    next_conflict: u32,
 }
+
+/// The base of a value's printed name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Base<'a> {
+    /// Not named (not reached by the naming walk).
+    Unnamed,
+    /// `%N`.
+    Num(u32),
+    /// The source name hint itself (`%c0`), borrowed from the module.
+    Hint(&'a str),
+    /// An entry of `Printer::strs` (`%arg0`, `%x_1`).
+    Str(u32),
+}
+
+/// A value's printed name: the base and, for results of multi-result ops, `#index`.
+#[derive(Clone, Copy, Debug)]
+struct Name<'a> {
+    base: Base<'a>,
+    index: u32,
+}
+
+const NO_INDEX: u32 = u32::MAX;
 
 /// The printer; custom op printers receive `&mut Printer` and use its `print_*` methods.
 pub struct Printer<'a> {
@@ -39,10 +68,17 @@ pub struct Printer<'a> {
     opts: PrintOptions,
     out: String,
     indent: usize,
-    /// name of each value: (base, result index for multi-result ops)
-    names: Vec<Option<(Box<str>, Option<u32>)>>,
+    /// Name of each value.
+    names: Vec<Name<'a>>,
+    /// Textual name bases (hints, `argN`).
+    strs: Vec<Box<str>>,
+    /// Printed value types, by the address of the shared type (values keep their types
+    /// alive for the printer's lifetime, so an address cannot be reused meanwhile).
+    type_text: FxHashMap<usize, Box<str>>,
     block_names: Vec<Option<u32>>,
-    scopes: Vec<NameScope>,
+    scopes: Vec<NameScope<'a>>,
+    /// Default dialects of the custom-printed ops whose regions are being printed.
+    dialects: Vec<&'static str>,
 }
 
 /// Prints a whole module: alias definitions, the top-level op, the resource block.
@@ -74,11 +110,20 @@ impl<'a> Printer<'a> {
             m,
             reg,
             opts,
-            out: String::new(),
+            out: String::with_capacity(64 * m.num_ops().min(1 << 24)),
             indent: 0,
-            names: vec![None; m.num_values()],
+            names: vec![
+                Name {
+                    base: Base::Unnamed,
+                    index: NO_INDEX,
+                };
+                m.num_values()
+            ],
+            strs: Vec::new(),
+            type_text: FxHashMap::default(),
             block_names: vec![None; m.num_blocks()],
             scopes: vec![NameScope::default()],
+            dialects: Vec::new(),
         }
     }
 
@@ -89,40 +134,43 @@ impl<'a> Printer<'a> {
 
     // ===== naming =====
 
-    fn scope(&mut self) -> &mut NameScope {
+    fn scope(&mut self) -> &mut NameScope<'a> {
         self.scopes.last_mut().expect("a name scope")
     }
 
-    fn fresh(&mut self, hint: Option<&str>, arg: bool) -> String {
+    fn intern_name(&mut self, n: String) -> Base<'a> {
+        self.strs.push(n.as_str().into());
+        self.scope().used.insert(Cow::Owned(n));
+        Base::Str(self.strs.len() as u32 - 1)
+    }
+
+    fn fresh(&mut self, hint: Option<&'a str>, arg: bool) -> Base<'a> {
         if let Some(h) = hint {
             if is_suffix_id(h) && !h.as_bytes()[0].is_ascii_digit() {
-                if !self.scope().used.contains(h) {
-                    self.scope().used.insert(h.to_string());
-                    return h.to_string();
+                if self.scope().used.insert(Cow::Borrowed(h)) {
+                    return Base::Hint(h);
                 }
-                let mut k = 1;
                 loop {
-                    let c = format!("{h}_{k}");
-                    if !self.scope().used.contains(&c) {
-                        self.scope().used.insert(c.clone());
-                        return c;
+                    let s = self.scope();
+                    let c = format!("{h}_{}", s.next_conflict);
+                    s.next_conflict += 1;
+                    if !s.used.contains(c.as_str()) {
+                        return self.intern_name(c);
                     }
-                    k += 1;
                 }
             }
         }
+        if !arg {
+            let s = self.scope();
+            s.next_value += 1;
+            return Base::Num(s.next_value - 1);
+        }
         loop {
             let s = self.scope();
-            let c = if arg {
-                s.next_arg += 1;
-                format!("arg{}", s.next_arg - 1)
-            } else {
-                s.next_value += 1;
-                format!("{}", s.next_value - 1)
-            };
-            if !s.used.contains(&c) {
-                s.used.insert(c.clone());
-                return c;
+            s.next_arg += 1;
+            let c = format!("arg{}", s.next_arg - 1);
+            if !s.used.contains(c.as_str()) {
+                return self.intern_name(c);
             }
         }
     }
@@ -131,13 +179,18 @@ impl<'a> Printer<'a> {
         let m = self.m;
         let results = m.results(op);
         if !results.is_empty() {
-            let hint = m.value(results[0]).name_hint.clone();
-            let base: Box<str> = self.fresh(hint.as_deref(), false).into();
+            let base = self.fresh(m.value(results[0]).name_hint.as_deref(), false);
             if results.len() == 1 {
-                self.names[results[0].index()] = Some((base, None));
+                self.names[results[0].index()] = Name {
+                    base,
+                    index: NO_INDEX,
+                };
             } else {
                 for (i, r) in results.iter().enumerate() {
-                    self.names[r.index()] = Some((base.clone(), Some(i as u32)));
+                    self.names[r.index()] = Name {
+                        base,
+                        index: i as u32,
+                    };
                 }
             }
         }
@@ -154,9 +207,11 @@ impl<'a> Printer<'a> {
             for (bi, &b) in m.region_blocks(r).iter().enumerate() {
                 self.block_names[b.index()] = Some(bi as u32);
                 for &a in m.block_args(b) {
-                    let hint = m.value(a).name_hint.clone();
-                    let n = self.fresh(hint.as_deref(), bi == 0);
-                    self.names[a.index()] = Some((n.into(), None));
+                    let base = self.fresh(m.value(a).name_hint.as_deref(), bi == 0);
+                    self.names[a.index()] = Name {
+                        base,
+                        index: NO_INDEX,
+                    };
                 }
             }
             for &b in m.region_blocks(r) {
@@ -205,16 +260,51 @@ impl<'a> Printer<'a> {
 
     /// The printed name of a value, `%x`, `%3#1`.
     pub fn value_name(&self, v: ValueId) -> String {
-        match self.names.get(v.index()).and_then(|n| n.as_ref()) {
-            Some((b, None)) => format!("%{b}"),
-            Some((b, Some(i))) => format!("%{b}#{i}"),
-            None => format!("%<<UNNAMED:{}>>", v.0),
+        let mut s = String::new();
+        self.write_value_name(&mut s, v);
+        s
+    }
+    fn write_base(&self, out: &mut String, b: Base<'_>) {
+        match b {
+            Base::Num(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Base::Hint(h) => out.push_str(h),
+            Base::Str(i) => out.push_str(&self.strs[i as usize]),
+            Base::Unnamed => out.push_str("<<UNNAMED>>"),
+        }
+    }
+    fn write_value_name(&self, out: &mut String, v: ValueId) {
+        out.push('%');
+        match self.names.get(v.index()) {
+            Some(n) => {
+                self.write_base(out, n.base);
+                if n.index != NO_INDEX {
+                    let _ = write!(out, "#{}", n.index);
+                }
+            }
+            None => {
+                let _ = write!(out, "<<UNNAMED:{}>>", v.0);
+            }
         }
     }
     /// Prints `%name`.
     pub fn print_operand(&mut self, v: ValueId) {
-        let n = self.value_name(v);
-        self.out.push_str(&n);
+        let mut out = std::mem::take(&mut self.out);
+        self.write_value_name(&mut out, v);
+        self.out = out;
+    }
+    /// Prints the type of value `v` (cached per shared type).
+    pub fn print_value_type(&mut self, v: ValueId) {
+        let t = self.m.value_type(v);
+        let key = t.as_ptr() as usize;
+        if let Some(s) = self.type_text.get(&key) {
+            self.out.push_str(s);
+            return;
+        }
+        let s = t.to_string();
+        self.out.push_str(&s);
+        self.type_text.insert(key, s.into());
     }
     /// Prints `%a, %b`.
     pub fn print_operands(&mut self, vs: &[ValueId]) {
@@ -244,7 +334,7 @@ impl<'a> Printer<'a> {
             if i > 0 {
                 self.out.push_str(", ");
             }
-            let _ = write!(self.out, "{}", self.m.value_type(v));
+            self.print_value_type(v);
         }
     }
     /// Prints function results: a single type bare, otherwise `(t1, t2)`.
@@ -272,13 +362,20 @@ impl<'a> Printer<'a> {
     }
     /// Prints ` {a = 1, b}` if any entry remains after leaving out `elided`.
     pub fn print_optional_attr_dict(&mut self, d: &Dict, elided: &[&str]) {
-        let kept: Vec<_> = d
-            .iter()
-            .filter(|n| !elided.contains(&n.name.as_str()))
-            .cloned()
-            .collect();
-        if !kept.is_empty() {
-            let _ = write!(self.out, " {}", Dict(kept));
+        let mut first = true;
+        for n in d.iter() {
+            if elided.contains(&n.name.as_str()) {
+                continue;
+            }
+            self.out.push_str(if first { " {" } else { ", " });
+            first = false;
+            write_key(&mut self.out, &n.name);
+            if n.value != Attribute::Unit {
+                let _ = write!(self.out, " = {}", n.value);
+            }
+        }
+        if !first {
+            self.out.push('}');
         }
     }
     /// Prints ` attributes {a = 1}` if any entry remains after leaving out `elided`.
@@ -462,40 +559,59 @@ impl<'a> Printer<'a> {
         let d = m.op(op);
         let results = m.results(op);
         if !results.is_empty() {
-            let base = match self.names[results[0].index()].as_ref() {
-                Some((b, _)) => b.to_string(),
-                None => format!("<<UNNAMED:{}>>", results[0].0),
-            };
+            let base = self.names[results[0].index()].base;
+            let mut out = std::mem::take(&mut self.out);
+            out.push('%');
+            self.write_base(&mut out, base);
+            self.out = out;
             if results.len() == 1 {
-                let _ = write!(self.out, "%{base} = ");
+                self.out.push_str(" = ");
             } else {
-                let _ = write!(self.out, "%{base}:{} = ", results.len());
+                let _ = write!(self.out, ":{} = ", results.len());
             }
         }
-        let custom = if self.opts.generic {
+        let def = if self.opts.generic {
             None
         } else {
-            self.reg.get(&d.name).and_then(|def| def.print)
+            self.reg.get(&d.name)
         };
-        match custom {
-            Some(f) => {
+        match def.and_then(|def| def.print.map(|f| (def, f))) {
+            Some((def, f)) => {
                 let after_results = self.out.len();
-                self.out.push_str(if d.name == "builtin.module" {
+                // Like MLIR, drop the enclosing op's default dialect (`return` in a
+                // `func.func`); the parser resolves bare names through the same default.
+                let default = self.dialects.last().copied().unwrap_or("");
+                let shown = if d.name == "builtin.module" {
                     "module"
                 } else {
-                    &d.name
-                });
-                if !f(self, op) {
+                    d.name
+                        .strip_prefix(default)
+                        .and_then(|r| r.strip_prefix('.'))
+                        .filter(|r| !default.is_empty() && !r.is_empty())
+                        .unwrap_or(&d.name)
+                };
+                self.out.push_str(shown);
+                self.dialects.push(def.default_dialect.unwrap_or(""));
+                let ok = f(self, op);
+                self.dialects.pop();
+                if !ok {
                     self.out.truncate(after_results);
-                    self.print_generic(op);
+                    self.print_generic_scoped(op);
                 }
             }
-            None => self.print_generic(op),
+            None => self.print_generic_scoped(op),
         }
         let loc = d.loc.clone();
         if !matches!(loc, Location::Unknown) {
             self.print_optional_location(&loc);
         }
+    }
+
+    /// Generic form; ops nested in its regions print with full names.
+    fn print_generic_scoped(&mut self, op: OpId) {
+        self.dialects.push("");
+        self.print_generic(op);
+        self.dialects.pop();
     }
 
     /// Prints an op in generic form (without its location).
@@ -533,12 +649,15 @@ impl<'a> Printer<'a> {
         self.out.push_str(" : (");
         self.print_value_types(m.operands(op));
         self.out.push_str(") -> ");
-        let rt: Vec<Type> = m
-            .results(op)
-            .iter()
-            .map(|&r| m.value_type(r).clone())
-            .collect();
-        self.print_function_result_types(&rt);
+        let rs = m.results(op);
+        let bare = rs.len() == 1 && m.value_type(rs[0]).as_function().is_none();
+        if bare {
+            self.print_value_type(rs[0]);
+        } else {
+            self.out.push('(');
+            self.print_value_types(rs);
+            self.out.push(')');
+        }
     }
 
     /// True if `v` is an argument of the entry block of `r`.

@@ -5,7 +5,7 @@
 //! This is the Rust counterpart of MLIR's `RegisteredOperationName` + `OpAsmOpInterface`.
 //! Ops not registered are still accepted in generic form (`--allow-unregistered-dialect`).
 
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap;
 
 use crate::ir::{Module, OpId, OperationState};
 use crate::parser::{PResult, Parser};
@@ -80,7 +80,7 @@ impl OpDef {
 /// Map from op names to definitions.
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
-    ops: HashMap<&'static str, OpDef>,
+    ops: FxHashMap<&'static str, OpDef>,
 }
 
 impl Registry {

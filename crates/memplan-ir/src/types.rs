@@ -177,6 +177,10 @@ impl Type {
     pub fn new(kind: TypeKind) -> Type {
         Type(Arc::new(kind))
     }
+    /// The address of the shared type data (identity of the handle, for caches).
+    pub fn as_ptr(&self) -> *const TypeKind {
+        Arc::as_ptr(&self.0)
+    }
     /// The structure.
     pub fn kind(&self) -> &TypeKind {
         &self.0
@@ -285,9 +289,85 @@ impl Type {
     }
 }
 
+/// Structural hash, consistent with the structural `Eq`: attribute parts (encodings,
+/// layouts, memory spaces) contribute only their variant, which equal attributes share.
 impl std::hash::Hash for Type {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.to_string().hash(h);
+        let attr = |a: &Option<Attribute>, h: &mut H| match a {
+            None => h.write_u8(0),
+            Some(a) => std::mem::discriminant(a).hash(h),
+        };
+        match self.kind() {
+            TypeKind::Integer { width, signedness } => {
+                h.write_u8(1);
+                width.hash(h);
+                signedness.hash(h);
+            }
+            TypeKind::Index => h.write_u8(2),
+            TypeKind::Float(k) => {
+                h.write_u8(3);
+                k.hash(h);
+            }
+            TypeKind::None => h.write_u8(4),
+            TypeKind::Complex(e) => {
+                h.write_u8(5);
+                e.hash(h);
+            }
+            TypeKind::Vector {
+                shape,
+                scalable,
+                elem,
+            } => {
+                h.write_u8(6);
+                shape.hash(h);
+                scalable.hash(h);
+                elem.hash(h);
+            }
+            TypeKind::RankedTensor {
+                shape,
+                elem,
+                encoding,
+            } => {
+                h.write_u8(7);
+                shape.hash(h);
+                elem.hash(h);
+                attr(encoding, h);
+            }
+            TypeKind::UnrankedTensor { elem } => {
+                h.write_u8(8);
+                elem.hash(h);
+            }
+            TypeKind::MemRef {
+                shape,
+                elem,
+                layout,
+                memory_space,
+            } => {
+                h.write_u8(9);
+                shape.hash(h);
+                elem.hash(h);
+                attr(layout, h);
+                attr(memory_space, h);
+            }
+            TypeKind::UnrankedMemRef { elem, memory_space } => {
+                h.write_u8(10);
+                elem.hash(h);
+                attr(memory_space, h);
+            }
+            TypeKind::Tuple(ts) => {
+                h.write_u8(11);
+                ts.hash(h);
+            }
+            TypeKind::Function { inputs, results } => {
+                h.write_u8(12);
+                inputs.hash(h);
+                results.hash(h);
+            }
+            TypeKind::Opaque(s) => {
+                h.write_u8(13);
+                s.hash(h);
+            }
+        }
     }
 }
 

@@ -203,8 +203,8 @@ module @m attributes {foo.bar = 1 : i32} {
         "%0 = arith.addi %arg0, %c0 overflow<nsw, nuw> : i32",
         "%1 = arith.mulf %x, %x fastmath<fast> : f32",
         "%2 = arith.divsi %0, %0 {tag} : i32",
-        "%3 = func.call @decl(%2, %1) : (i32, f32) -> i32",
-        "func.return %3, %1 : i32, f32",
+        "%3 = call @decl(%2, %1) : (i32, f32) -> i32",
+        "return %3, %1 : i32, f32",
     ] {
         assert!(out.contains(frag), "missing {frag} in\n{out}");
     }
@@ -286,7 +286,7 @@ fn editing_api() {
     let out = print(&m, false);
     assert!(
         out.contains(
-            "arith.constant 7 : i32\n    %1 = arith.addi %a, %a : i32\n    func.return %1 : i32"
+            "arith.constant 7 : i32\n    %1 = arith.addi %a, %a : i32\n    return %1 : i32"
         ),
         "{out}"
     );

@@ -11,6 +11,7 @@ pub mod bufferization;
 pub mod builtin;
 pub mod cf;
 pub mod func;
+pub mod gpu;
 pub mod linalg;
 pub mod math;
 pub mod memref;
@@ -34,4 +35,5 @@ pub fn register_all(r: &mut Registry) {
     linalg::register(r);
     tensor::register(r);
     vector::register(r);
+    gpu::register(r);
 }

@@ -187,6 +187,9 @@ impl<'a> Parser<'a> {
         }
         self.leave();
         self.expect(Tok::RBrace, "'}' to end the dictionary")?;
+        // Most dictionaries hold one or two entries; drop the growth slack (an op keeps
+        // its dictionaries for the module's lifetime).
+        into.0.shrink_to_fit();
         Ok(())
     }
 
@@ -765,8 +768,22 @@ impl<'a> Parser<'a> {
             } else {
                 break;
             };
+            let op_span = self.current_span();
             self.bump();
             let r = self.parse_affine_primary(names)?;
+            if op == 0 && lhs.has_dim() && r.has_dim() {
+                return Err(crate::Diagnostic::new(
+                    op_span,
+                    "non-affine expression: at least one of the multiply operands has to be either a constant or symbolic",
+                ));
+            }
+            if op != 0 && r.has_dim() {
+                let name = ["", "floordiv", "ceildiv", "mod"][op];
+                return Err(crate::Diagnostic::new(
+                    op_span,
+                    format!("non-affine expression: right operand of {name} has to be either a constant or symbolic"),
+                ));
+            }
             let (a, b) = (Box::new(lhs), Box::new(r));
             lhs = match op {
                 0 => AffineExpr::Mul(a, b),

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use crate::affine::AffineMap;
 use crate::attrs::{Attribute, Dict, Location};
 use crate::diag::{Diagnostic, Span};
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::{BlockId, Module, OpId, OperationState, RegionId, ValueDef, ValueId};
 use crate::lexer::{lex, unescape, Tok, Token};
 use crate::registry::Registry;
@@ -84,27 +85,36 @@ pub enum Delimiter {
 
 #[derive(Default)]
 struct ValueScope {
-    defs: HashMap<String, (Vec<ValueId>, Span)>,
-    fwd: HashMap<(String, u32), (ValueId, Span)>,
+    /// The region belongs to an isolated-from-above op: outer names are not visible.
+    isolated: bool,
+    defs: FxHashMap<String, (Vec<ValueId>, Span)>,
+    fwd: FxHashMap<(String, u32), (ValueId, Span)>,
 }
 
 struct BlockScope {
     region: RegionId,
-    blocks: HashMap<String, (BlockId, bool, Span)>,
+    blocks: FxHashMap<String, (BlockId, bool, Span)>,
 }
 
 /// The parser. Custom op parsers receive `&mut Parser` and use its `parse_*` methods.
 pub struct Parser<'a> {
     src: &'a str,
     tok: Token,
+    /// End of the previously consumed token (for "expected ..." error positions).
+    prev_end: u32,
     m: Module,
     reg: &'a Registry,
     opts: ParseOptions,
     type_aliases: HashMap<String, Type>,
+    type_cache: FxHashMap<&'a str, Type>,
+    type_interner: FxHashSet<Type>,
     attr_aliases: HashMap<String, Attribute>,
     scopes: Vec<ValueScope>,
     block_scopes: Vec<BlockScope>,
     dialect_stack: Vec<&'static str>,
+    /// Parallel to `dialect_stack`: whether the op whose regions are being parsed is
+    /// isolated from above (its regions start a fresh SSA name scope for shadowing checks).
+    isolated_stack: Vec<bool>,
     depth: u32,
     loc_refs: Vec<(String, Span)>,
 }
@@ -112,6 +122,11 @@ pub struct Parser<'a> {
 /// Parses a whole file into a module (wrapping top-level ops in an implicit `builtin.module`).
 pub fn parse_module(src: &str, reg: &Registry, opts: ParseOptions) -> PResult<Module> {
     let mut p = Parser::new(src, reg, opts);
+    // Dense custom-form MLIR spends ~35 bytes per op (including implicit ops such as
+    // linalg bodies), generic ~90. Reserving generously avoids copying huge arenas while they
+    // grow (a doubling step briefly holds both copies); untouched capacity costs address
+    // space, not resident memory.
+    p.m.reserve(src.len() / 24, src.len() / 24, src.len() / 120);
     p.parse_top_level()?;
     Ok(p.m)
 }
@@ -121,14 +136,18 @@ impl<'a> Parser<'a> {
         Parser {
             src,
             tok: lex(src.as_bytes(), 0),
+            prev_end: 0,
             m: Module::new(),
             reg,
             opts,
             type_aliases: HashMap::new(),
+            type_cache: FxHashMap::default(),
+            type_interner: FxHashSet::default(),
             attr_aliases: HashMap::new(),
             scopes: Vec::new(),
             block_scopes: Vec::new(),
             dialect_stack: vec!["builtin"],
+            isolated_stack: vec![true],
             depth: 0,
             loc_refs: Vec::new(),
         }
@@ -161,9 +180,11 @@ impl<'a> Parser<'a> {
     }
     /// Advances one token.
     pub fn bump(&mut self) {
+        self.prev_end = self.tok.span.end;
         self.tok = lex(self.src.as_bytes(), self.tok.span.end as usize);
     }
     fn reset(&mut self, pos: usize) {
+        self.prev_end = pos as u32;
         self.tok = lex(self.src.as_bytes(), pos);
     }
     /// True if the current token is `k`.
@@ -195,25 +216,22 @@ impl<'a> Parser<'a> {
     }
     /// An error "expected WHAT" at the current token.
     pub fn error_expected(&self, what: &str) -> Diagnostic {
+        // Like MLIR's `emitWrongTokenError`: when the offending token starts a later line,
+        // the thing is missing at the end of the previous line, so point there.
+        let (p, t) = (self.prev_end as usize, self.tok.span.start as usize);
+        let at = if p < t && self.src.as_bytes()[p..t].contains(&b'\n') {
+            Span::at(p)
+        } else {
+            self.tok.span
+        };
         if self.at(Tok::Eof) {
-            return self.error_here(format!("expected {what}, but reached the end of the input"));
+            return Diagnostic::new(
+                at,
+                format!("expected {what}, but reached the end of the input"),
+            );
         }
-        let t = self.peek_text();
-        let shown: String = t.chars().take(40).collect();
-        let msg = format!("expected {what}, found '{shown}'");
-        // Like mlir-opt: when the offending token starts a new line, the thing that is
-        // missing belongs at the end of the previous line, so point there.
-        let start = self.tok.span.start as usize;
-        let before = &self.src.as_bytes()[..start.min(self.src.len())];
-        let prev_end = before
-            .iter()
-            .rposition(|b| !b.is_ascii_whitespace())
-            .map_or(0, |i| i + 1);
-        if before[prev_end..].contains(&b'\n') {
-            let at = prev_end as u32;
-            return Diagnostic::new(Span { start: at, end: at }, msg);
-        }
-        Diagnostic::new(self.tok.span, msg)
+        let shown: String = self.peek_text().chars().take(40).collect();
+        Diagnostic::new(at, format!("expected {what}, found '{shown}'"))
     }
     /// Enters one nesting level (errors past [`MAX_DEPTH`]); pair with [`Parser::leave`].
     pub fn enter(&mut self) -> PResult<()> {
@@ -606,14 +624,16 @@ impl<'a> Parser<'a> {
         }
         let mut resolved = Vec::new();
         if !scope.fwd.is_empty() {
-            let keys: Vec<(String, u32)> =
-                scope.fwd.keys().filter(|k| k.0 == name).cloned().collect();
-            for k in keys {
-                let (ph, uspan) = scope.fwd.remove(&k).unwrap_or((vals[0], span));
-                resolved.push((k.1, ph, uspan));
+            // Forward uses `%name#i` of this definition (a use with a result number past the
+            // end stays pending and is reported as undeclared when the region closes).
+            let mut key = (name.to_string(), 0u32);
+            for i in 0..vals.len() as u32 {
+                key.1 = i;
+                if let Some((ph, uspan)) = scope.fwd.remove(&key) {
+                    resolved.push((i, ph, uspan));
+                }
             }
         }
-        scope.defs.insert(name.to_string(), (vals.clone(), span));
         for (n, ph, uspan) in resolved {
             let Some(&v) = vals.get(n as usize) else {
                 return Err(Diagnostic::new(
@@ -634,11 +654,43 @@ impl<'a> Parser<'a> {
             }
             self.m.replace_all_uses(ph, v);
         }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.defs.insert(name.to_string(), (vals, span));
+        }
         Ok(())
     }
 
     fn push_scope(&mut self) {
-        self.scopes.push(ValueScope::default());
+        let isolated = self.isolated_stack.last().copied().unwrap_or(true);
+        self.scopes.push(ValueScope {
+            isolated,
+            ..ValueScope::default()
+        });
+    }
+
+    /// MLIR forbids a region entry argument to shadow a name visible from an enclosing
+    /// region (up to the nearest isolated-from-above op).
+    fn check_entry_arg_shadowing(&self, a: &Argument) -> PResult<()> {
+        let n = self.scopes.len();
+        let Some(cur) = self.scopes.last() else {
+            return Ok(());
+        };
+        if cur.isolated {
+            return Ok(());
+        }
+        for s in self.scopes[..n - 1].iter().rev() {
+            if let Some((_, prev)) = s.defs.get(&a.name.name) {
+                return Err(Diagnostic::new(
+                    a.name.span,
+                    format!("region entry argument '%{}' is already in use", a.name.name),
+                )
+                .with_note(Some(*prev), "previously referenced here"));
+            }
+            if s.isolated {
+                break;
+            }
+        }
+        Ok(())
     }
     fn pop_scope(&mut self) -> PResult<()> {
         let Some(s) = self.scopes.pop() else {
@@ -699,7 +751,7 @@ impl<'a> Parser<'a> {
         self.push_scope();
         self.block_scopes.push(BlockScope {
             region: holder,
-            blocks: HashMap::new(),
+            blocks: FxHashMap::default(),
         });
         loop {
             match self.tok.kind {
@@ -744,6 +796,13 @@ impl<'a> Parser<'a> {
         let name = self.peek_text().to_string();
         let span = self.tok.span;
         let is_type = self.at(Tok::ExclId);
+        if name[1..].contains('.') {
+            let what = if is_type { "type" } else { "attribute" };
+            return Err(Diagnostic::new(
+                span,
+                format!("{what} names with a '.' are reserved for dialect-defined names"),
+            ));
+        }
         self.bump();
         self.bump(); // '='
         let start = self.current_pos();
@@ -803,11 +862,11 @@ impl<'a> Parser<'a> {
     fn parse_operation(&mut self, block: BlockId) -> PResult<OpId> {
         self.enter()?;
         let op_start = self.tok.span;
-        let mut groups: Vec<(String, u32, Span)> = Vec::new();
+        let mut groups: Vec<(&'a str, u32, Span)> = Vec::new();
         if self.at(Tok::PercentId) {
             loop {
                 let span = self.expect(Tok::PercentId, "SSA value name")?;
-                let name = self.text(span)[1..].to_string();
+                let name = &self.text(span)[1..];
                 let mut count = 1;
                 if self.consume_if(Tok::Colon) {
                     let n = self.parse_integer()?;
@@ -855,15 +914,17 @@ impl<'a> Parser<'a> {
                 ),
             ));
         }
+        // Custom parsers fill dictionaries with `set`; keep no growth slack per op.
+        st.props.0.shrink_to_fit();
+        st.attrs.0.shrink_to_fit();
         let op = self.m.create_op(st);
         self.m.op_mut(op).span = op_start;
         self.m.append_op(block, op);
-        let results = self.m.results(op).to_vec();
         let mut i = 0usize;
         for (name, count, span) in groups {
-            let vals = results[i..i + count as usize].to_vec();
+            let vals = self.m.results(op)[i..i + count as usize].to_vec();
             i += count as usize;
-            self.define_values(&name, vals, span)?;
+            self.define_values(name, vals, span)?;
         }
         self.leave();
         Ok(op)
@@ -876,6 +937,10 @@ impl<'a> Parser<'a> {
             .and_then(|d| d.default_dialect)
             .unwrap_or("");
         self.dialect_stack.push(d);
+        let iso = self
+            .reg
+            .has_trait(name, crate::registry::traits::ISOLATED_FROM_ABOVE);
+        self.isolated_stack.push(iso);
     }
 
     fn parse_custom_op(&mut self, name_span: Span) -> PResult<OperationState> {
@@ -904,9 +969,12 @@ impl<'a> Parser<'a> {
         self.bump();
         let mut st = OperationState::new(def.name);
         self.dialect_stack.push(def.default_dialect.unwrap_or(""));
+        self.isolated_stack
+            .push(def.has(crate::registry::traits::ISOLATED_FROM_ABOVE));
         let parse = def.parse.expect("filtered above");
         let r = parse(self, &mut st);
         self.dialect_stack.pop();
+        self.isolated_stack.pop();
         r?;
         for name in def.inherent {
             if let Some(a) = st.attrs.remove(name) {
@@ -951,6 +1019,7 @@ impl<'a> Parser<'a> {
                 Ok(())
             })();
             self.dialect_stack.pop();
+            self.isolated_stack.pop();
             r?;
             self.parse_rparen()?;
         }
@@ -999,7 +1068,7 @@ impl<'a> Parser<'a> {
         self.push_scope();
         self.block_scopes.push(BlockScope {
             region,
-            blocks: HashMap::new(),
+            blocks: FxHashMap::default(),
         });
         let r = self.parse_region_body(region, entry_args);
         let r2 = self.finish_region_scopes();
@@ -1045,6 +1114,7 @@ impl<'a> Parser<'a> {
             let b = self.m.create_block();
             self.m.append_block(region, b);
             for a in entry_args {
+                self.check_entry_arg_shadowing(a)?;
                 let v = self.m.add_block_arg(b, a.ty.clone(), a.loc.clone());
                 self.define_values(&a.name.name, vec![v], a.name.span)?;
             }

@@ -29,10 +29,38 @@ impl<'a> Parser<'a> {
         if !self.at_type() {
             return Ok(None);
         }
+        // Types repeat a lot (every generic op spells its function type): look the exact
+        // source text up first, and intern what we parse so equal types share one handle.
+        let start = self.current_pos();
+        let extent = scan_type_extent(self.src.as_bytes(), start);
+        if let Some(end) = extent {
+            if let Some(t) = self.type_cache.get(&self.src[start..end]) {
+                let t = t.clone();
+                self.reset(end);
+                return Ok(Some(t));
+            }
+        }
         self.enter()?;
         let t = self.parse_type_inner();
         self.leave();
-        t.map(Some)
+        let t = self.intern_type(t?);
+        if let Some(end) = extent {
+            let next = self.current_pos();
+            let b = self.src.as_bytes();
+            if next >= end && b[end..next].iter().all(|c| c.is_ascii_whitespace()) {
+                self.type_cache.insert(&self.src[start..end], t.clone());
+            }
+        }
+        Ok(Some(t))
+    }
+
+    /// The shared handle for a type equal to `t`.
+    fn intern_type(&mut self, t: Type) -> Type {
+        if let Some(x) = self.type_interner.get(&t) {
+            return x.clone();
+        }
+        self.type_interner.insert(t.clone());
+        t
     }
 
     /// `: type`
@@ -133,6 +161,17 @@ impl<'a> Parser<'a> {
         } else {
             end
         };
+        if name == "!llvm.ptr" && has_body {
+            // LLVM pointers are opaque since LLVM 17: the only parameter is an address space.
+            let body = &self.src[end + 1..stop - 1];
+            let lead = body.len() - body.trim_start().len();
+            if body.trim().parse::<u32>().is_err() {
+                return Err(Diagnostic::new(
+                    Span::at(end + 1 + lead),
+                    "expected integer value",
+                ));
+            }
+        }
         let text = self.src[span.start as usize..stop].to_string();
         self.reset(stop);
         Ok(Type::new(TypeKind::Opaque(text)))
@@ -419,4 +458,82 @@ pub fn is_type_keyword(s: &str) -> bool {
             s,
             "index" | "none" | "complex" | "tuple" | "vector" | "tensor" | "memref"
         )
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$' | b'-')
+}
+
+/// Where the balanced group opened at `p` closes (offset after the closer), ignoring string
+/// contents; `None` when unbalanced or too deep.
+fn scan_group(b: &[u8], mut p: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    while p < b.len() {
+        match b[p] {
+            b'<' | b'(' | b'[' | b'{' => depth += 1,
+            b'>' | b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(p + 1);
+                }
+            }
+            b'-' if b.get(p + 1) == Some(&b'>') => p += 1,
+            b'"' => p = scan_string(b, p)? - 1,
+            _ => {}
+        }
+        if depth > 64 {
+            return None;
+        }
+        p += 1;
+    }
+    None
+}
+
+/// A conservative guess of where the type starting at `p` ends, used only as a cache key:
+/// a keyword or `!name` with an optional `<...>` body, or `(...) -> result`. `None` when
+/// unsure. A wrong guess can only miss the cache, since entries are added only for texts
+/// that parsed to exactly that extent.
+fn scan_type_extent(b: &[u8], p: usize) -> Option<usize> {
+    let simple = |mut q: usize| -> Option<usize> {
+        let s = q;
+        if b.get(q) == Some(&b'!') {
+            q += 1;
+        }
+        while q < b.len() && is_ident_byte(b[q]) {
+            q += 1;
+        }
+        if q == s {
+            return None;
+        }
+        if b.get(q) == Some(&b'<') {
+            return scan_group(b, q);
+        }
+        Some(q)
+    };
+    if b.get(p) != Some(&b'(') {
+        return simple(p);
+    }
+    let mut q = scan_group(b, p)?;
+    while b.get(q).is_some_and(|c| *c == b' ') {
+        q += 1;
+    }
+    if b.get(q..q + 2) != Some(b"->") {
+        return None;
+    }
+    q += 2;
+    while b.get(q).is_some_and(|c| *c == b' ') {
+        q += 1;
+    }
+    if b.get(q) == Some(&b'(') {
+        let e = scan_group(b, q)?;
+        let mut r = e;
+        while b.get(r).is_some_and(|c| *c == b' ') {
+            r += 1;
+        }
+        if b.get(r..r + 2) == Some(b"->") {
+            return None;
+        }
+        return Some(e);
+    }
+    simple(q)
 }

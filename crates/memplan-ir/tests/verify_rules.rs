@@ -1,0 +1,288 @@
+//! Verifier rules: cross-block dominance, successor operands, symbol uses, gpu attributions
+//! and kernel launches. Each invalid snippet must be rejected at the right line; each valid
+//! variant next to it must pass (so a rule that rejects everything fails too).
+
+use memplan_ir::*;
+
+fn check(src: &str) -> Result<(), (usize, String)> {
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(src, &reg, ParseOptions::default())
+        .map_err(|d| (line_of(src, d.span.start as usize), d.message))?;
+    verify(&m, &reg).map_err(|d| (line_of(src, d.span.start as usize), d.message))
+}
+
+fn line_of(src: &str, off: usize) -> usize {
+    src[..off.min(src.len())].matches('\n').count() + 1
+}
+
+fn rejects(src: &str, line: usize, needle: &str) {
+    match check(src) {
+        Ok(()) => panic!("accepted invalid input:\n{src}"),
+        Err((l, msg)) => {
+            assert!(msg.contains(needle), "message {msg:?} lacks {needle:?}");
+            assert_eq!(l, line, "error at line {l} ({msg}), expected {line}");
+        }
+    }
+}
+
+fn accepts(src: &str) {
+    if let Err((l, msg)) = check(src) {
+        panic!("rejected valid input at line {l}: {msg}\n{src}");
+    }
+}
+
+const DIAMOND: &str = r#"func.func @f(%c: i1) -> i32 {
+  "cf.cond_br"(%c) [^bb1, ^bb2] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (i1) -> ()
+^bb1:
+  %a = arith.constant 1 : i32
+  "cf.br"()[^bb3] : () -> ()
+^bb2:
+  "cf.br"()[^bb3] : () -> ()
+^bb3:
+  return USE : i32
+}
+"#;
+
+#[test]
+fn cross_block_dominance() {
+    // %a is defined in ^bb1, which does not dominate ^bb3.
+    rejects(&DIAMOND.replace("USE", "%a"), 9, "does not dominate");
+    // Passing it as a block argument is fine.
+    let ok = r#"func.func @f(%c: i1) -> i32 {
+  %z = arith.constant 0 : i32
+  "cf.cond_br"(%c) [^bb1, ^bb2] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (i1) -> ()
+^bb1:
+  %a = arith.constant 1 : i32
+  "cf.br"(%a)[^bb3] : (i32) -> ()
+^bb2:
+  "cf.br"(%z)[^bb3] : (i32) -> ()
+^bb3(%r: i32):
+  return %r : i32
+}
+"#;
+    accepts(ok);
+    // A value from the entry block dominates everything below.
+    let entry_def = DIAMOND
+        .replace("USE", "%e")
+        .replace("-> i32 {\n", "-> i32 {\n  %e = arith.constant 5 : i32\n");
+    accepts(&entry_def);
+    // Uses in an unreachable block are not checked.
+    let unreachable = r#"func.func @f() -> i32 {
+  %e = arith.constant 5 : i32
+  return %e : i32
+^bb1:
+  %x = arith.addi %y, %y : i32
+  "cf.br"()[^bb2] : () -> ()
+^bb2:
+  %y = arith.constant 1 : i32
+  "cf.br"()[^bb1] : () -> ()
+}
+"#;
+    accepts(unreachable);
+}
+
+#[test]
+fn loop_dominance() {
+    // ^bb1 (loop header) dominates ^bb2 (body); the body value does not dominate the header.
+    let src = r#"func.func @f(%c: i1) {
+  "cf.br"()[^bb1] : () -> ()
+^bb1:
+  %h = arith.constant 1 : i32
+  "cf.cond_br"(%c) [^bb2, ^bb3] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (i1) -> ()
+^bb2:
+  %b = arith.addi %h, %h : i32
+  "cf.br"()[^bb1] : () -> ()
+^bb3:
+  return
+}
+"#;
+    accepts(src);
+    let bad = src.replace(
+        "%h = arith.constant 1 : i32",
+        "%h = arith.addi %b, %b : i32",
+    );
+    rejects(&bad, 4, "does not dominate");
+}
+
+#[test]
+fn nested_regions_and_isolation() {
+    // Values of the enclosing region are visible in a non-isolated nested region.
+    accepts(
+        r#"func.func @f(%n: index) {
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %n, %gz = %n) threads(%tx, %ty, %tz) in (%sx = %n, %sy = %n, %sz = %n) {
+    %s = arith.addi %n, %bx : index
+    gpu.terminator
+  }
+  return
+}
+"#,
+    );
+    // Not through an isolated-from-above op.
+    rejects(
+        r#"func.func @f(%n: i32) {
+  "test.wrap"() ({
+    func.func @g() {
+      %s = arith.addi %n, %n : i32
+      return
+    }
+  }) : () -> ()
+  return
+}
+"#,
+        4,
+        "defined outside the region",
+    );
+}
+
+#[test]
+fn successor_operands_match_block_arguments() {
+    let src = r#"func.func @f(%x: i32) {
+  "cf.br"(ARGS)[^bb1] : (TYS) -> ()
+^bb1(%a: i32):
+  return
+}
+"#;
+    accepts(&src.replace("ARGS", "%x").replace("TYS", "i32"));
+    rejects(
+        &src.replace("ARGS", "").replace("TYS", ""),
+        2,
+        "target block has 1",
+    );
+    let f = src.replace("(%x: i32)", "(%x: f32)");
+    rejects(
+        &f.replace("ARGS", "%x").replace("TYS", "f32"),
+        2,
+        "type mismatch for bb argument #0",
+    );
+}
+
+#[test]
+fn symbols() {
+    rejects(
+        "func.func private @a()\nfunc.func private @a()\n",
+        2,
+        "redefinition of symbol named 'a'",
+    );
+    let call = "func.func private @g(i32) -> f32\nfunc.func @f(%x: i32) {\n  %r = call @CALLEE(%x) : (i32) -> RES\n  return\n}\n";
+    accepts(&call.replace("CALLEE", "g").replace("RES", "f32"));
+    rejects(
+        &call.replace("CALLEE", "h").replace("RES", "f32"),
+        3,
+        "does not reference a valid function",
+    );
+    rejects(
+        &call.replace("CALLEE", "g").replace("RES", "i32"),
+        3,
+        "result type mismatch at index 0",
+    );
+}
+
+const KERNEL: &str = r#"module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%a: f32) workgroup(%w : SPACE) KIND {
+      gpu.return
+    }
+  }
+  func.func @host(%n: index, %x: f32) {
+    gpu.launch_func @kernels::@k blocks in (%n, %n, %n) threads in (%n, %n, %n) args(ARGS)
+    return
+  }
+}
+"#;
+
+fn kernel(space: &str, kind: &str, args: &str) -> String {
+    KERNEL
+        .replace("SPACE", space)
+        .replace("KIND", kind)
+        .replace("ARGS", args)
+}
+
+#[test]
+fn gpu_attributions_and_launches() {
+    let wg = "memref<4xf32, #gpu.address_space<workgroup>>";
+    accepts(&kernel(wg, "kernel", "%x : f32"));
+    accepts(&kernel("memref<4xf32, 3>", "kernel", "%x : f32"));
+    rejects(
+        &kernel(
+            "memref<4xf32, #gpu.address_space<private>>",
+            "kernel",
+            "%x : f32",
+        ),
+        3,
+        "expected memory space workgroup in attribution",
+    );
+    rejects(
+        &kernel("memref<4xf32, 5>", "kernel", "%x : f32"),
+        3,
+        "expected memory space workgroup",
+    );
+    rejects(
+        &kernel("f32", "kernel", "%x : f32"),
+        3,
+        "expected memref type",
+    );
+    rejects(
+        &kernel(wg, "", "%x : f32"),
+        8,
+        "missing the 'gpu.kernel' attribute",
+    );
+    rejects(
+        &kernel(wg, "kernel", "%n : index"),
+        8,
+        "type of function argument 0",
+    );
+    rejects(
+        &kernel(wg, "kernel", "%x : f32").replace("attributes {gpu.container_module} ", ""),
+        8,
+        "'gpu.container_module' attribute",
+    );
+    rejects(
+        &kernel(wg, "kernel", "%x : f32").replace("@kernels::@k blocks", "@other::@k blocks"),
+        8,
+        "kernel container 'other' is undefined",
+    );
+}
+
+#[test]
+fn gpu_round_trip_keeps_custom_form() {
+    let reg = Registry::with_all_dialects();
+    let src = kernel("memref<4xf32, 3>", "kernel", "%x : f32");
+    let m = parse_module(&src, &reg, ParseOptions::default()).unwrap();
+    let out = print_module(&m, &reg, PrintOptions::default());
+    for piece in [
+        "gpu.module @kernels {",
+        "gpu.func @k(%a: f32) workgroup(%w : memref<4xf32, 3>) kernel {",
+        "gpu.launch_func @kernels::@k blocks in (%n, %n, %n) threads in (%n, %n, %n) args(%x : f32)",
+    ] {
+        assert!(out.contains(piece), "{piece:?} missing from\n{out}");
+    }
+    let m2 = parse_module(&out, &reg, ParseOptions::default()).unwrap();
+    assert_eq!(print_module(&m2, &reg, PrintOptions::default()), out);
+}
+
+#[test]
+fn unregistered_regions_waive_order_but_not_cross_block_dominance() {
+    // Same block, use before def: fine in an unregistered op's region (graph-like).
+    accepts(
+        "func.func @f() {\n  \"t.r\"() ({\n    \"t.use\"(%1) : (i32) -> ()\n    %1 = \"t.def\"() : () -> i32\n    \"t.end\"() : () -> ()\n  }) : () -> ()\n  return\n}\n",
+    );
+    // Across blocks the definition must still dominate (MLIR's DominanceInfo).
+    rejects(
+        "func.func @f() {\n  \"t.r\"() ({\n    \"t.use\"(%1) : (i32) -> ()\n    \"cf.br\"()[^bb1] : () -> ()\n  ^bb1:\n    %1 = \"t.def\"() : () -> i32\n    \"t.end\"() : () -> ()\n  }) : () -> ()\n  return\n}\n",
+        3,
+        "does not dominate",
+    );
+}
+
+#[test]
+fn region_entry_arguments_may_not_shadow() {
+    let src = "func.func @f(%n: index) {\n  gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %n, %gz = %n) threads(%tx, %ty, NAME) in (%sx = %n, %sy = %n, %sz = %n) {\n    gpu.terminator\n  }\n  return\n}\n";
+    accepts(&src.replace("NAME", "%tz"));
+    rejects(
+        &src.replace("NAME", "%n"),
+        2,
+        "region entry argument '%n' is already in use",
+    );
+    // An isolated op starts afresh: a nested function may reuse the name.
+    accepts("func.func @f(%a: i32) {\n  \"t.w\"() ({\n    func.func @g(%a: i32) {\n      return\n    }\n  }) : () -> ()\n  return\n}\n");
+}
