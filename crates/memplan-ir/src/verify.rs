@@ -263,6 +263,15 @@ impl Ctx<'_> {
             }
         }
         self.check_successor_operands(op)?;
+        // The bufferization dialect's discardable attribute is checked on every op, as
+        // MLIR's dialect attribute verifier does; only tensor allocations may carry it.
+        if d.attrs.get("bufferization.escape").is_some() && d.name != "bufferization.alloc_tensor" {
+            return Err(err(
+                m,
+                op,
+                "'bufferization.escape' only valid for allocation results",
+            ));
+        }
         let Some(def) = self.defs[op.index()] else {
             return Ok(());
         };
