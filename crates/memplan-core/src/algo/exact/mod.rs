@@ -394,7 +394,10 @@ impl<'m> Prober<'m> {
         if total >= node_limit {
             return Status::NodeLimit;
         }
-        let per = budget.min(((node_limit - total) / orders.len().max(1) as u64).max(1));
+        // Split what is left of the global budget so the orders together never exceed
+        // it: when fewer nodes remain than there are orders, the first ones get one each.
+        let remaining = node_limit - total;
+        let per = budget.min(remaining / orders.len().max(1) as u64);
         for s in self.stops {
             s.store(false, Ordering::Relaxed);
         }
@@ -405,7 +408,15 @@ impl<'m> Prober<'m> {
             .zip(orders.par_iter())
             .enumerate()
             .map(|(k, (search, order))| {
-                search.node_stop = search.nodes.saturating_add(per);
+                let mine = if per > 0 {
+                    per
+                } else {
+                    u64::from((k as u64) < remaining)
+                };
+                if mine == 0 {
+                    return Status::NodeLimit;
+                }
+                search.node_stop = search.nodes.saturating_add(mine);
                 let st = search.decide(cap, order);
                 if matches!(st, Status::Found | Status::Infeasible) {
                     for s in &stops[k + 1..] {
