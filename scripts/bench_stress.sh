@@ -20,7 +20,7 @@ N=${1:-100000}
 RUNS=${2:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MLIR_OPT=${MLIR_OPT:-mlir-opt-22}
-GEN=${GEN:-/work/shared/mlir/corpus/stress/gen_stress.py}
+GEN=${GEN:-$ROOT/../shared/mlir/corpus/stress/gen_stress.py}
 if [ -z "${MEMPLAN:-}" ]; then
   MEMPLAN=$ROOT/target/release/memplan
   (cd "$ROOT" && cargo build --release -q -p memplan)
