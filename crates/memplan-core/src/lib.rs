@@ -1,10 +1,10 @@
 //! memplan-core: compile-time memory planning on plain data.
 //!
 //! A [`Problem`] is a list of buffers (size, alignment, half-open lifetime
-//! intervals, memory space, optional fixed offset). [`plan`] places every buffer
+//! intervals, memory space, optional fixed offset). [`plan()`] places every buffer
 //! at an offset inside one arena per memory space, so that buffers live at the
 //! same moment never share a byte, using the [`Algorithm`] named in the
-//! [`Options`]. [`check`] verifies any plan independently, and
+//! [`Options`]. [`check()`] verifies any plan independently, and
 //! [`bounds::max_load`] gives the lower bound no plan can beat.
 //!
 //! ```

@@ -3,7 +3,7 @@
 //! The merge-alloc pipeline of seed 000 (MLIR PR #95882, "Compile-time memref.alloc
 //! Scheduling and Merging") in four stages: buffer view flow
 //! ([`analysis::alias`]), tick-based lifetime traces ([`analysis::lifetime`]), planning
-//! through [`memplan_core::plan`] on problems built by [`extract`], and the rewrite into
+//! through [`memplan_core::plan()`] on problems built by [`extract`], and the rewrite into
 //! one arena per allocation scope and memory space ([`transform::merge_alloc`]).
 //!
 //! ```

@@ -3,7 +3,7 @@
 //! For every problem (files given directly, or `*.csv` / `*.json` found under
 //! the given directories, sorted) and every algorithm, the planner runs
 //! `--repeat` times; every plan goes through the independent checker
-//! ([`memplan_core::check`]), as the shared benchmarks' README asks ("check
+//! ([`memplan_core::check()`]), as the shared benchmarks' README asks ("check
 //! every plan with an independent checker"). The report follows the same
 //! README: peak/LB per problem and planner, whether optimality was proved, and
 //! the median wall time, with a geometric-mean row. Output is a markdown

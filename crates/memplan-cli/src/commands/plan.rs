@@ -1,9 +1,9 @@
 //! `memplan plan`: read one problem file, plan it, and report.
 //!
-//! The command is a thin shell over [`memplan_core::plan`]: [`crate::io`]
+//! The command is a thin shell over [`memplan_core::plan()`]: [`crate::io`]
 //! reads and checks the file, the core plans it with the algorithm named on
 //! the command line (regalloc2's one-entry-point shape), the independent
-//! checker ([`memplan_core::check`]) re-verifies the result on request, and
+//! checker ([`memplan_core::check()`]) re-verifies the result on request, and
 //! the plan is written back in the input's shape, summarised on stdout and
 //! optionally drawn ([`crate::svg`]). Exit codes follow ripgrep: 0 success,
 //! 1 an infeasible capacity or a plan that fails the check, 2 bad input.

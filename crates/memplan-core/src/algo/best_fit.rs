@@ -12,7 +12,7 @@
 //! The lifetime length counts live ticks only (holes excluded). The chunk rule
 //! (smallest free gap that fits, else just above the conflicting buffers) and
 //! the interval index that makes it `O(n log n)` are shared with the greedy
-//! planners in [`super::fit`].
+//! planners in `fit`.
 
 use std::cmp::Reverse;
 

@@ -13,7 +13,7 @@
 //!   where the lower bound is decided. Here an "operator" is a maximal run of
 //!   ticks over which the set of live buffers does not change.
 //!
-//! Both honour alignment, holes and fixed offsets through [`super::fit::Placer`],
+//! Both honour alignment, holes and fixed offsets through `fit::Placer`,
 //! which keeps the placed buffers in an interval index: `O(n log n)` for
 //! realistic traces.
 

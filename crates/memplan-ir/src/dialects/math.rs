@@ -1,5 +1,5 @@
 //! The `math` dialect (mlir/include/mlir/Dialect/Math/IR/MathOps.td). Every op is one of a
-//! few shapes, so a table maps op names to a [`Shape`] and one parse/print/verify triple
+//! few shapes, so a table maps op names to a `Shape` and one parse/print/verify triple
 //! handles each shape:
 //!
 //! ```text

@@ -5,8 +5,8 @@
 //! a known element size (see [`crate::ops::element_bytes`]), and none of the
 //! [`Hazard`]s the lifetime collector found (returned, yielded, stored, passed to an
 //! external call, pointer taken, ambiguous free, unknown region op, unstructured control
-//! flow). Then it plans every (scope, memory space) with [`memplan_core::plan`] and
-//! checks the plan with the independent [`memplan_core::check`]. Only then does it
+//! flow). Then it plans every (scope, memory space) with [`memplan_core::plan()`] and
+//! checks the plan with the independent [`memplan_core::check()`]. Only then does it
 //! mutate: an `memref.alloc() {alignment = A} : memref<Nxi8[, space]>` at the start of
 //! the scope block, one `arith.constant` per distinct offset, a `memref.view` in place
 //! of each merged allocation, the merged buffers' `memref.dealloc`s removed, and a

@@ -1,7 +1,7 @@
 //! `exact`: branch and bound for a provably minimal peak (MiniMalloc, Moffitt,
 //! ASPLOS 2024, reworked).
 //!
-//! The core is a decision search ([`search`]): "does everything fit below
+//! The core is a decision search (`search`): "does everything fit below
 //! capacity C?", over canonical placements with dominance pruning, section
 //! inference, twin symmetry breaking and dynamic decomposition, run on an
 //! explicit stack. Minimisation wraps it honestly: the best heuristic plan
@@ -16,7 +16,7 @@
 //! is the one a sequential run would return (deterministic).
 //!
 //! Dense traces (thousands of buffers, each overlapping dozens or more) skip the
-//! full search: the portfolio's plan is improved by peak rip-up ([`lns`]),
+//! full search: the portfolio's plan is improved by peak rip-up (`lns`),
 //! memplan's own addition.
 
 mod lns;
@@ -35,11 +35,11 @@ use model::Model;
 use search::{Key, Order, Search, Status};
 
 /// Above this many overlapping pairs the overlap lists would not fit comfortably in
-/// memory; such problems get the portfolio's plan improved by peak rip-up ([`lns`]).
+/// memory; such problems get the portfolio's plan improved by peak rip-up (`lns`).
 pub const MAX_OVERLAP_PAIRS: u64 = 20_000_000;
 
 /// Above this many buffers, with more than [`LNS_MIN_DEGREE`] overlaps per
-/// buffer on average, the full search gives way to peak rip-up ([`lns`]): every
+/// buffer on average, the full search gives way to peak rip-up (`lns`): every
 /// search node would cost thousands of updates (training traces).
 pub const LNS_MIN_BUFFERS: usize = 4_000;
 
