@@ -18,6 +18,18 @@ use crate::lexer::is_suffix_id;
 use crate::registry::{traits, Registry};
 use crate::types::{write_result_types, Type, DYNAMIC};
 
+/// `K` when `name` is exactly `argK` as the printer generates it (no leading zeros).
+fn arg_number(name: &str) -> Option<u32> {
+    let d = name.strip_prefix("arg")?;
+    let ok =
+        !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && (d == "0" || !d.starts_with('0'));
+    if ok {
+        d.parse().ok()
+    } else {
+        None
+    }
+}
+
 /// Printer options.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PrintOptions {
@@ -28,12 +40,18 @@ pub struct PrintOptions {
 }
 
 /// Names taken in one isolated-from-above scope. Numeric names (`%12`) never collide with
-/// source hints (those never start with a digit), so only hints and `argN` are recorded.
+/// source hints (those never start with a digit), so only hints are recorded in `used`.
+/// Generated `argK` names are not recorded either: every `argK` with `K < next_arg` is
+/// taken (it was either generated or skipped because a hint held it), which saves a
+/// string and a hash-set entry per block argument.
 #[derive(Default)]
 struct NameScope<'a> {
     used: FxHashSet<Cow<'a, str>>,
     next_value: u32,
     next_arg: u32,
+    /// Whether some recorded hint has the exact form `argK` (only then can a generated
+    /// `argK` collide with `used`).
+    arg_hint: bool,
     /// MLIR's `nextConflictID`: one counter for all `%name_N` disambiguations in the
     /// scope, so repeated hints cost O(1) each (not a scan from `_1` every time).
     next_conflict: u32,
@@ -48,7 +66,9 @@ enum Base<'a> {
     Num(u32),
     /// The source name hint itself (`%c0`), borrowed from the module.
     Hint(&'a str),
-    /// An entry of `Printer::strs` (`%arg0`, `%x_1`).
+    /// A generated `%argN`.
+    Arg(u32),
+    /// An entry of `Printer::strs` (`%x_1`).
     Str(u32),
 }
 
@@ -147,7 +167,11 @@ impl<'a> Printer<'a> {
     fn fresh(&mut self, hint: Option<&'a str>, arg: bool) -> Base<'a> {
         if let Some(h) = hint {
             if is_suffix_id(h) && !h.as_bytes()[0].is_ascii_digit() {
-                if self.scope().used.insert(Cow::Borrowed(h)) {
+                let s = self.scope();
+                let k = arg_number(h);
+                let generated = k.is_some_and(|k| k < s.next_arg);
+                if !generated && s.used.insert(Cow::Borrowed(h)) {
+                    s.arg_hint |= k.is_some();
                     return Base::Hint(h);
                 }
                 loop {
@@ -165,12 +189,18 @@ impl<'a> Printer<'a> {
             s.next_value += 1;
             return Base::Num(s.next_value - 1);
         }
+        let s = self.scope();
+        let mut buf = String::new();
         loop {
-            let s = self.scope();
+            let k = s.next_arg;
             s.next_arg += 1;
-            let c = format!("arg{}", s.next_arg - 1);
-            if !s.used.contains(c.as_str()) {
-                return self.intern_name(c);
+            if !s.arg_hint {
+                return Base::Arg(k);
+            }
+            buf.clear();
+            let _ = write!(buf, "arg{k}");
+            if !s.used.contains(buf.as_str()) {
+                return Base::Arg(k);
             }
         }
     }
@@ -270,6 +300,9 @@ impl<'a> Printer<'a> {
                 let _ = write!(out, "{n}");
             }
             Base::Hint(h) => out.push_str(h),
+            Base::Arg(k) => {
+                let _ = write!(out, "arg{k}");
+            }
             Base::Str(i) => out.push_str(&self.strs[i as usize]),
             Base::Unnamed => out.push_str("<<UNNAMED>>"),
         }

@@ -363,3 +363,39 @@ fn bad_input_never_panics() {
         }
     }
 }
+
+/// Generated `%argN` names skip `argN` hints taken earlier and later, and a later hint that
+/// equals an already generated `%argN` is disambiguated (the printer does not record the
+/// generated names in its hash set, so both directions must still be checked).
+#[test]
+fn generated_arg_names_and_arg_hints_do_not_collide() {
+    let src = r#"func.func @f(%arg0: f32, %m: memref<4xf32>, %arg4: f32) {
+  linalg.fill ins(%arg0 : f32) outs(%m : memref<4xf32>)
+  %arg1 = arith.constant 0 : index
+  %arg3 = arith.constant 1 : index
+  %arg01 = arith.constant 2 : index
+  linalg.fill ins(%arg4 : f32) outs(%m : memref<4xf32>)
+  return
+}"#;
+    let out = fixpoint(src, true);
+    let lines: Vec<&str> = out.lines().map(str::trim).collect();
+    let bbs: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("^bb0"))
+        .collect();
+    assert_eq!(
+        bbs,
+        [
+            "^bb0(%arg0: f32, %m: memref<4xf32>, %arg4: f32):",
+            "^bb0(%arg1: f32, %arg2: f32):",
+            "^bb0(%arg5: f32, %arg6: f32):",
+        ]
+    );
+    let defs: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.contains("arith.constant"))
+        .map(|l| l.split(' ').next().unwrap_or(""))
+        .collect();
+    assert_eq!(defs, ["%arg1_0", "%arg3", "%arg01"]);
+}
