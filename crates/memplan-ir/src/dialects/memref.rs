@@ -1367,38 +1367,7 @@ fn static_lists(m: &Module, op: OpId, seg: &[Vec<ValueId>]) -> Option<[Vec<i64>;
 }
 
 fn print_subview(p: &mut Printer<'_>, op: OpId) -> bool {
-    let m = p.module();
-    let Some(seg) = segments(m, op, 4) else {
-        return false;
-    };
-    if seg[0].len() != 1 || m.results(op).len() != 1 || !all_index(m, &m.operands(op)[1..]) {
-        return false;
-    }
-    let Some(lists) = static_lists(m, op, &seg) else {
-        return false;
-    };
-    p.write(" ");
-    p.print_operand(seg[0][0]);
-    p.print_dynamic_index_list(&seg[1], &lists[0], '[', ']');
-    p.write(" ");
-    p.print_dynamic_index_list(&seg[2], &lists[1], '[', ']');
-    p.write(" ");
-    p.print_dynamic_index_list(&seg[3], &lists[2], '[', ']');
-    print_attrs(
-        p,
-        op,
-        &[
-            "operandSegmentSizes",
-            "static_offsets",
-            "static_sizes",
-            "static_strides",
-        ],
-    );
-    p.write(" : ");
-    p.print_type(m.value_type(seg[0][0]));
-    p.write(" to ");
-    p.print_type(m.value_type(m.result(op, 0)));
-    true
+    print_offsets_sizes_strides(p, op, ["", " ", " "])
 }
 
 fn check_static_lists(
@@ -1501,6 +1470,13 @@ fn parse_reinterpret_cast(p: &mut Parser<'_>, st: &mut OperationState) -> PResul
 }
 
 fn print_reinterpret_cast(p: &mut Printer<'_>, op: OpId) -> bool {
+    print_offsets_sizes_strides(p, op, [" to offset: ", ", sizes: ", ", strides: "])
+}
+
+/// The shared custom form of `memref.subview` and `memref.reinterpret_cast`:
+/// `%src` + the offsets, sizes and strides lists, each after its label, then the
+/// attributes and `: source-type to result-type`.
+fn print_offsets_sizes_strides(p: &mut Printer<'_>, op: OpId, labels: [&str; 3]) -> bool {
     let m = p.module();
     let Some(seg) = segments(m, op, 4) else {
         return false;
@@ -1513,12 +1489,10 @@ fn print_reinterpret_cast(p: &mut Printer<'_>, op: OpId) -> bool {
     };
     p.write(" ");
     p.print_operand(seg[0][0]);
-    p.write(" to offset: ");
-    p.print_dynamic_index_list(&seg[1], &lists[0], '[', ']');
-    p.write(", sizes: ");
-    p.print_dynamic_index_list(&seg[2], &lists[1], '[', ']');
-    p.write(", strides: ");
-    p.print_dynamic_index_list(&seg[3], &lists[2], '[', ']');
+    for (k, label) in labels.iter().enumerate() {
+        p.write(label);
+        p.print_dynamic_index_list(&seg[k + 1], &lists[k], '[', ']');
+    }
     print_attrs(
         p,
         op,
