@@ -174,9 +174,9 @@ pub(crate) fn improve(
         // Even-numbered attempts on a target rip a time window (centred in turn
         // on the busiest tick of the offender's lifetime, where the buffers
         // under it are packed the tightest, and on its first use), odd ones a band.
-        let rip = if fails % 2 == 0 {
+        let rip = if fails.is_multiple_of(2) {
             let k = (WINDOW_RIP << (fails / 4)).min(MAX_RIP);
-            let centre = if fails % 4 == 0 {
+            let centre = if fails.is_multiple_of(4) {
                 profile.busiest(ob.start(), ob.end())
             } else {
                 ob.start()
@@ -196,7 +196,7 @@ pub(crate) fn improve(
             }
             None => {
                 fails += 1;
-                if fails % 2 == 0 {
+                if fails.is_multiple_of(2) {
                     band_mult = band_mult.saturating_mul(4).min(1 << 40);
                 }
                 if fails >= MAX_FAILS {
