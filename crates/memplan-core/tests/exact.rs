@@ -348,3 +348,27 @@ fn empty_and_all_fixed() {
     check_offsets(&p, &got.offsets).expect("valid plan");
     assert_eq!(got.peak(), 12);
 }
+
+#[test]
+fn a_lower_bound_refuted_at_the_root_is_raised_in_few_probes() {
+    // Fixed blocks at [1e9, 2e9) and [4e9, 5e9) live at [0, 2), and movable
+    // buffers of 1.5e9 bytes at [0, 1) and [1, 2): both fit at 2e9, but the
+    // max-load bound (2.5e9) and every capacity up to the optimum 3.5e9 are
+    // refuted at the root. Raising the bound one byte per refutation would take
+    // a billion probes (the old loop needed 36 s here); a small node budget
+    // and a few seconds must suffice.
+    let g = 1_000_000_000u64;
+    let p = Problem::new(vec![
+        Buffer::new(g, 0, 2).fixed_at(g),
+        Buffer::new(g, 0, 2).fixed_at(4 * g),
+        Buffer::new(g + g / 2, 0, 1),
+        Buffer::new(g + g / 2, 1, 2),
+    ]);
+    let mut opts = exact_opts();
+    opts.node_limit = Some(10_000);
+    opts.time_limit = Some(Duration::from_secs(5));
+    let got = plan(&p, &opts).expect("plans");
+    check_offsets(&p, &got.offsets).expect("valid plan");
+    assert_eq!(&got.offsets[2..], &[2 * g, 2 * g]);
+    assert!(got.optimal, "stopped: {:?}", got.stop_reason);
+}

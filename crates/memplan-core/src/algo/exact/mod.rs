@@ -115,6 +115,13 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         .max()
         .unwrap_or(0);
     lo = lo.max(fixed_top);
+    // Each movable buffer alone must clear the fixed blocks it is co-live with.
+    lo = lo.max(
+        (0..model.n())
+            .map(|b| model.fit(b, 0).saturating_add(model.size[b]))
+            .max()
+            .unwrap_or(0),
+    );
 
     let base = (2 * model.n() as u64).max(256);
     let mut round = 0u32;
@@ -158,27 +165,39 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         // the lower-bound probe and keeps descending (instances like D, whose
         // optimum is far above the max-load bound, gain nothing from that probe).
         let mut descending = false;
+        // Refutations of the lower bound gallop: after k in a row the next probe
+        // is 2^k - 1 bytes above it (refuting a capacity refutes every smaller
+        // one), so a bound that is refuted at the root every time does not creep
+        // up one byte per probe.
+        let mut lo_step = 1u64;
         'rounds: while lo < hi {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                stopped = Some(StopReason::TimeLimit);
+                break;
+            }
             let budget = base << round.min(40);
             // Probe the lower bound: a hit is optimal, a refutation raises the bound.
+            let lo_cap = lo.saturating_add(lo_step - 1).min(hi - 1);
             let at_lo = if descending {
                 Status::NodeLimit
             } else {
-                search.probe(&orders, lo, budget, node_limit)
+                search.probe(&orders, lo_cap, budget, node_limit)
             };
             match at_lo {
                 Status::Found => {
                     best = solution(problem, &model, search.sol());
                     hi = peak(problem, &best);
                     report(hi, lo, search.nodes());
+                    lo_step = 1;
                     continue;
                 }
                 Status::Infeasible => {
-                    lo += 1;
+                    lo = lo_cap + 1;
+                    lo_step = lo_step.saturating_mul(2);
                     report(hi, lo, search.nodes());
                     continue;
                 }
-                Status::NodeLimit if search.nodes() < node_limit => {}
+                Status::NodeLimit if search.nodes() < node_limit => lo_step = 1,
                 Status::NodeLimit => {
                     stopped = Some(StopReason::NodeLimit);
                     break;

@@ -23,6 +23,8 @@ use super::model::Model;
 
 const NONE: u64 = u64::MAX;
 const NO_BUF: u32 = u32::MAX;
+/// Check the clock every this many placement attempts (plus one).
+const PLACE_CLOCK_MASK: u64 = 63;
 
 /// Sub-partitions up to this many buffers are re-ranked when a split creates them.
 const RERANK_MAX: u32 = 4096;
@@ -133,6 +135,8 @@ pub(crate) struct Search<'m> {
     pub stop: Option<&'m std::sync::atomic::AtomicBool>,
     /// Check the clock when `nodes & clock_mask == 0`.
     clock_mask: u64,
+    /// Placement attempts, over all runs (the clock is also checked by them).
+    places: u64,
     /// Called with the node count every 65536 nodes.
     pub report: Option<&'m (dyn Fn(u64) + Sync)>,
 }
@@ -170,6 +174,7 @@ impl<'m> Search<'m> {
             deadline: None,
             stop: None,
             report: None,
+            places: 0,
             clock_mask: (65_536 / (n as u64).max(1))
                 .next_power_of_two()
                 .clamp(1, 256)
@@ -212,12 +217,16 @@ impl<'m> Search<'m> {
         if n == 0 {
             return Status::Found;
         }
+        // A refutation at the root still costs one node, so node budgets bound
+        // the number of probes too.
         for b in 0..n {
             if self.min_off[b].saturating_add(m.size[b]) > cap {
+                self.nodes += 1;
                 return Status::Infeasible;
             }
         }
         if self.total.iter().any(|&t| t > cap) {
+            self.nodes += 1;
             return Status::Infeasible;
         }
         // Initial partitions: between section boundaries no buffer crosses.
@@ -261,19 +270,17 @@ impl<'m> Search<'m> {
             }
         }
         // Nodes cost O(partition size): check the clock more often on big problems.
-        if self.nodes & self.clock_mask == 0 {
-            if let Some(s) = self.stop {
-                if s.load(std::sync::atomic::Ordering::Relaxed) {
-                    return Some(Status::TimeLimit);
-                }
-            }
-            if let Some(d) = self.deadline {
-                if Instant::now() >= d {
-                    return Some(Status::TimeLimit);
-                }
-            }
+        if self.nodes & self.clock_mask == 0 && self.clock_expired() {
+            return Some(Status::TimeLimit);
         }
         None
+    }
+
+    /// True once the deadline has passed or another worker asked to stop.
+    fn clock_expired(&self) -> bool {
+        self.stop
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Opens a node on partition `part`: pushes a frame, or returns at once.
@@ -489,7 +496,15 @@ impl<'m> Search<'m> {
                     }
                     let p = self.parts[part as usize];
                     let mut pushed = false;
+                    let mut expired = false;
                     while next < cands_end {
+                        // Failed placements count no node but can cost a lot on
+                        // problems with many fixed blocks: check the clock by them too.
+                        self.places += 1;
+                        if self.places & PLACE_CLOCK_MASK == 0 && self.clock_expired() {
+                            expired = true;
+                            break;
+                        }
                         let b = self.cands[next as usize] as usize;
                         next += 1;
                         if self.place(b, p.lo, p.hi) {
@@ -519,7 +534,11 @@ impl<'m> Search<'m> {
                     }
                     if !pushed {
                         self.pop_search(cands_start);
-                        ret = Some(Status::Infeasible);
+                        ret = Some(if expired {
+                            Status::TimeLimit
+                        } else {
+                            Status::Infeasible
+                        });
                     }
                 }
             }
