@@ -600,7 +600,12 @@ fn initial_plan(
     opts: &Options,
     deadline: Option<(Instant, Instant)>,
 ) -> Vec<u64> {
-    let mut best = super::portfolio::plan(problem, opts).offsets;
+    // The portfolio gets a third of the time: on huge traces its members alone
+    // could take all of it.
+    let mut popts = opts.clone();
+    popts.time_limit = deadline.map(|(_, d)| d.saturating_duration_since(Instant::now()) / 3);
+    popts.progress = None;
+    let mut best = super::portfolio::plan(problem, &popts).offsets;
     if crate::check::check_offsets(&Problem::new(problem.buffers.clone()), &best).is_err() {
         best = super::naive::plan(problem);
     }
