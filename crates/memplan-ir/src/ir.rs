@@ -8,7 +8,23 @@
 use std::collections::HashMap;
 
 use crate::attrs::{Dict, Location};
+use crate::ident::Ident;
 use crate::types::Type;
+
+/// The location of ops and arguments that have none (`loc(unknown)`); locations are stored
+/// out of line so that the common unknown one costs a null pointer.
+static UNKNOWN_LOC: Location = Location::Unknown;
+
+/// A compact optional arena index (`u32::MAX` = none): links cost 4 bytes, not 8.
+const NIL: u32 = u32::MAX;
+
+fn pack(x: Option<u32>) -> u32 {
+    x.unwrap_or(NIL)
+}
+
+fn unpack(x: u32) -> Option<u32> {
+    (x != NIL).then_some(x)
+}
 
 macro_rules! id {
     ($name:ident, $doc:literal) => {
@@ -66,16 +82,27 @@ pub struct ValueData {
     def: ValueDef,
     uses: Vec<Use>,
     /// The SSA name it had in the source (`c0` for `%c0`), a hint for the printer.
-    pub name_hint: Option<String>,
-    /// Location of a block argument.
-    pub loc: Option<Location>,
+    pub name_hint: Option<Box<str>>,
+    /// Location of a block argument (see [`ValueData::loc`]).
+    loc: Option<Box<Location>>,
+}
+
+impl ValueData {
+    /// Location of a block argument, if one was written or set.
+    pub fn loc(&self) -> Option<&Location> {
+        self.loc.as_deref()
+    }
+    /// Sets (or clears) the location of a block argument.
+    pub fn set_loc(&mut self, loc: Option<Location>) {
+        self.loc = loc.map(Box::new);
+    }
 }
 
 /// Data of an operation.
 #[derive(Clone, Debug)]
 pub struct OpData {
-    /// Full name (`dialect.op`).
-    pub name: String,
+    /// Full name (`dialect.op`); registered names borrow the registry's static text.
+    pub name: Ident,
     operands: Vec<ValueId>,
     /// `start, len` of the op's results in `Module::result_ids` (no per-op allocation).
     results: (u32, u32),
@@ -86,14 +113,33 @@ pub struct OpData {
     /// Successor blocks (their operands are part of `operands`, as in MLIR).
     pub successors: Vec<BlockId>,
     regions: Vec<RegionId>,
-    /// Location.
-    pub loc: Location,
+    /// Location, out of line (`None` = unknown); see [`OpData::loc`].
+    loc: Option<Box<Location>>,
     /// Where the op was written in the parsed source (empty for created ops).
     pub span: crate::diag::Span,
-    parent: Option<BlockId>,
-    prev: Option<OpId>,
-    next: Option<OpId>,
+    /// Links, [`NIL`] for none.
+    parent: u32,
+    prev: u32,
+    next: u32,
     erased: bool,
+}
+
+impl OpData {
+    /// The op's location (`unknown` when none was given).
+    pub fn loc(&self) -> &Location {
+        self.loc.as_deref().unwrap_or(&UNKNOWN_LOC)
+    }
+    /// Sets the op's location.
+    pub fn set_loc(&mut self, loc: Location) {
+        self.loc = box_loc(loc);
+    }
+}
+
+fn box_loc(loc: Location) -> Option<Box<Location>> {
+    match loc {
+        Location::Unknown => None,
+        l => Some(Box::new(l)),
+    }
 }
 
 /// Data of a block.
@@ -118,7 +164,7 @@ pub struct RegionData {
 #[derive(Clone, Debug)]
 pub struct OperationState {
     /// Full op name.
-    pub name: String,
+    pub name: Ident,
     /// Operands (successor operands included).
     pub operands: Vec<ValueId>,
     /// Result types.
@@ -137,7 +183,7 @@ pub struct OperationState {
 
 impl OperationState {
     /// A state with just a name and an unknown location.
-    pub fn new(name: impl Into<String>) -> OperationState {
+    pub fn new(name: impl Into<Ident>) -> OperationState {
         OperationState {
             name: name.into(),
             operands: Vec::new(),
@@ -317,7 +363,7 @@ impl Module {
     }
     /// The block containing `op`.
     pub fn op_block(&self, op: OpId) -> Option<BlockId> {
-        self.ops[op.index()].parent
+        unpack(self.ops[op.index()].parent).map(BlockId)
     }
     /// The region containing `b`.
     pub fn block_region(&self, b: BlockId) -> Option<RegionId> {
@@ -334,11 +380,11 @@ impl Module {
     }
     /// The next op in the same block.
     pub fn next_op(&self, op: OpId) -> Option<OpId> {
-        self.ops[op.index()].next
+        unpack(self.ops[op.index()].next).map(OpId)
     }
     /// The previous op in the same block.
     pub fn prev_op(&self, op: OpId) -> Option<OpId> {
-        self.ops[op.index()].prev
+        unpack(self.ops[op.index()].prev).map(OpId)
     }
     /// First op of a block.
     pub fn first_op(&self, b: BlockId) -> Option<OpId> {
@@ -396,11 +442,11 @@ impl Module {
             props: st.props,
             successors: st.successors,
             regions: st.regions,
-            loc: st.loc,
+            loc: box_loc(st.loc),
             span: crate::diag::Span::default(),
-            parent: None,
-            prev: None,
-            next: None,
+            parent: NIL,
+            prev: NIL,
+            next: NIL,
             erased: false,
         });
         id
@@ -439,7 +485,7 @@ impl Module {
     pub fn add_block_arg(&mut self, b: BlockId, ty: Type, loc: Option<Location>) -> ValueId {
         let index = self.blocks[b.index()].args.len() as u32;
         let v = self.new_value(ty, ValueDef::BlockArg { block: b, index });
-        self.values[v.index()].loc = loc;
+        self.values[v.index()].loc = loc.map(Box::new);
         self.blocks[b.index()].args.push(v);
         v
     }
@@ -505,56 +551,52 @@ impl Module {
     }
     /// Inserts a detached op before `anchor`.
     pub fn insert_before(&mut self, anchor: OpId, op: OpId) {
-        let b = self.ops[anchor.index()]
-            .parent
-            .expect("anchor is in a block");
-        let prev = self.ops[anchor.index()].prev;
+        let b = self.op_block(anchor).expect("anchor is in a block");
+        let prev = self.prev_op(anchor);
         self.link(op, b, prev, Some(anchor));
     }
     /// Inserts a detached op after `anchor`.
     pub fn insert_after(&mut self, anchor: OpId, op: OpId) {
-        let b = self.ops[anchor.index()]
-            .parent
-            .expect("anchor is in a block");
-        let next = self.ops[anchor.index()].next;
+        let b = self.op_block(anchor).expect("anchor is in a block");
+        let next = self.next_op(anchor);
         self.link(op, b, Some(anchor), next);
     }
     fn link(&mut self, op: OpId, b: BlockId, prev: Option<OpId>, next: Option<OpId>) {
         debug_assert!(
-            self.ops[op.index()].parent.is_none(),
+            self.ops[op.index()].parent == NIL,
             "op is already in a block"
         );
         let d = &mut self.ops[op.index()];
-        d.parent = Some(b);
-        d.prev = prev;
-        d.next = next;
+        d.parent = b.0;
+        d.prev = pack(prev.map(|p| p.0));
+        d.next = pack(next.map(|n| n.0));
         match prev {
-            Some(p) => self.ops[p.index()].next = Some(op),
+            Some(p) => self.ops[p.index()].next = op.0,
             None => self.blocks[b.index()].first = Some(op),
         }
         match next {
-            Some(n) => self.ops[n.index()].prev = Some(op),
+            Some(n) => self.ops[n.index()].prev = op.0,
             None => self.blocks[b.index()].last = Some(op),
         }
     }
     /// Unlinks an op from its block (it stays alive, detached).
     pub fn detach_op(&mut self, op: OpId) {
-        let Some(b) = self.ops[op.index()].parent else {
+        let Some(b) = self.op_block(op) else {
             return;
         };
-        let (prev, next) = (self.ops[op.index()].prev, self.ops[op.index()].next);
+        let (prev, next) = (self.prev_op(op), self.next_op(op));
         match prev {
-            Some(p) => self.ops[p.index()].next = next,
+            Some(p) => self.ops[p.index()].next = pack(next.map(|n| n.0)),
             None => self.blocks[b.index()].first = next,
         }
         match next {
-            Some(n) => self.ops[n.index()].prev = prev,
+            Some(n) => self.ops[n.index()].prev = pack(prev.map(|p| p.0)),
             None => self.blocks[b.index()].last = prev,
         }
         let d = &mut self.ops[op.index()];
-        d.parent = None;
-        d.prev = None;
-        d.next = None;
+        d.parent = NIL;
+        d.prev = NIL;
+        d.next = NIL;
     }
     /// Moves `op` (attached or not) to just before `anchor`.
     pub fn move_before(&mut self, op: OpId, anchor: OpId) {
@@ -605,7 +647,7 @@ impl Module {
                     let mut cur = self.blocks[b.index()].last;
                     while let Some(o) = cur {
                         stack.push(o);
-                        cur = self.ops[o.index()].prev;
+                        cur = self.prev_op(o);
                     }
                 }
             }
@@ -623,7 +665,7 @@ impl Iterator for BlockOps<'_> {
     type Item = OpId;
     fn next(&mut self) -> Option<OpId> {
         let c = self.cur?;
-        self.cur = self.m.ops[c.index()].next;
+        self.cur = self.m.next_op(c);
         Some(c)
     }
 }

@@ -19,6 +19,7 @@ pub mod attrs;
 pub mod diag;
 pub mod dialects;
 pub mod fxhash;
+pub mod ident;
 pub mod ir;
 pub mod lexer;
 pub mod parser;
@@ -30,6 +31,7 @@ pub mod verify;
 pub use affine::{AffineExpr, AffineMap, IntegerSet};
 pub use attrs::{Attribute, DenseArrayValues, Dict, Location, NamedAttr};
 pub use diag::{Diagnostic, SourceMap, Span};
+pub use ident::Ident;
 pub use ir::{BlockId, Module, OpId, OperationState, RegionId, Use, ValueDef, ValueId};
 pub use parser::{
     parse_module, Argument, Delimiter, PResult, ParseOptions, Parser, UnresolvedOperand,

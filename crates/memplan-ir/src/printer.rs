@@ -428,8 +428,8 @@ impl<'a> Printer<'a> {
     pub fn print_arg_decl(&mut self, v: ValueId) {
         self.print_operand(v);
         let _ = write!(self.out, ": {}", self.m.value_type(v));
-        if let Some(l) = self.m.value(v).loc.clone() {
-            self.print_optional_location(&l);
+        if let Some(l) = self.m.value(v).loc() {
+            self.print_optional_location(l);
         }
     }
     /// Prints `^bbN`.
@@ -634,9 +634,9 @@ impl<'a> Printer<'a> {
             }
             None => self.print_generic_scoped(op),
         }
-        let loc = d.loc.clone();
+        let loc = d.loc();
         if !matches!(loc, Location::Unknown) {
-            self.print_optional_location(&loc);
+            self.print_optional_location(loc);
         }
     }
 

@@ -512,7 +512,7 @@ fn print_for(p: &mut Printer<'_>, op: OpId) -> bool {
         || !m.value_type(args[0]).is_index()
         || types_of(m, &args[1..]) != types_of(m, &seg[2])
         || types_of(m, m.results(op)) != types_of(m, &seg[2])
-        || args.iter().any(|&a| m.value(a).loc.is_some())
+        || args.iter().any(|&a| m.value(a).loc().is_some())
     {
         return false;
     }
@@ -1297,7 +1297,7 @@ fn print_parallel(p: &mut Printer<'_>, op: OpId) -> bool {
             .reductions
             .iter()
             .any(|&k| usize::try_from(k).map_or(true, |k| k >= ATOMIC_KINDS.len()))
-        || ivs.iter().any(|&a| m.value(a).loc.is_some())
+        || ivs.iter().any(|&a| m.value(a).loc().is_some())
     {
         return false;
     }

@@ -209,7 +209,7 @@ fn print_func(p: &mut Printer<'_>, op: OpId) -> bool {
         p.print_optional_attr_dict(&dict_at("arg_attrs", i), &[]);
         if let Some(l) = entry
             .and_then(|b| m.block_args(b).get(i).copied())
-            .and_then(|a| m.value(a).loc.clone())
+            .and_then(|a| m.value(a).loc().cloned())
         {
             p.print_optional_location(&l);
         }

@@ -26,6 +26,7 @@
 use crate::affine::{AffineExpr, AffineMap};
 use crate::attrs::Dict;
 use crate::dialects::arith::{fastmath_none, inherent, overflow_none, FLOAT_OPS, INT_OVERFLOW_OPS};
+use crate::ident::Ident;
 use crate::ir::{BlockId, Module, OpId, OperationState, RegionId, ValueId};
 use crate::lexer::Tok;
 use crate::parser::{Delimiter, PResult, Parser};
@@ -299,7 +300,13 @@ struct BodyBuilder<'m> {
 }
 
 impl BodyBuilder<'_> {
-    fn op(&mut self, name: &str, operands: &[ValueId], ty: Type, props: Dict) -> ValueId {
+    fn op(
+        &mut self,
+        name: impl Into<Ident>,
+        operands: &[ValueId],
+        ty: Type,
+        props: Dict,
+    ) -> ValueId {
         let mut st = OperationState::new(name);
         st.operands = operands.to_vec();
         st.result_types.push(ty);
@@ -308,7 +315,7 @@ impl BodyBuilder<'_> {
         self.m.append_op(self.b, o);
         self.m.result(o, 0)
     }
-    fn payload(&mut self, name: &str, operands: &[ValueId], ty: Type) -> ValueId {
+    fn payload(&mut self, name: &'static str, operands: &[ValueId], ty: Type) -> ValueId {
         let props = default_props(name);
         self.op(name, operands, ty, props)
     }
@@ -866,7 +873,9 @@ fn parse_map_reduce(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> 
     st.result_types = tensor_results(&outs);
     let r = match short {
         Some((name, attrs)) => {
-            let inh = p.registry().get(&name).map(|d| d.inherent).unwrap_or(&[]);
+            let def = p.registry().get(&name);
+            let inh = def.map(|d| d.inherent).unwrap_or(&[]);
+            let op_name: Ident = def.map_or_else(|| name.clone().into(), |d| d.name.into());
             let m = p.module_mut();
             let r = m.create_region();
             let b = m.create_block();
@@ -896,7 +905,7 @@ fn parse_map_reduce(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> 
                 }
             }
             let mut bb = BodyBuilder { m, b };
-            let v = bb.op(&name, &operands, out_ty, props);
+            let v = bb.op(op_name, &operands, out_ty, props);
             let o = bb.m.defining_op(v);
             if let Some(o) = o {
                 bb.m.op_mut(o).attrs = discardable;

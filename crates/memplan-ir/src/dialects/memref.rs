@@ -115,7 +115,7 @@ pub(crate) fn segments_checked(
 /// Inserts the implicit terminator `name` (no operands) into the single block of `r`
 /// when it is missing, creating the block if the region is empty (MLIR's
 /// `SingleBlockImplicitTerminator::ensureTerminator`).
-pub(crate) fn ensure_terminator(p: &mut Parser<'_>, r: RegionId, name: &str) {
+pub(crate) fn ensure_terminator(p: &mut Parser<'_>, r: RegionId, name: &'static str) {
     let has_terminator = {
         let m = p.module();
         m.region_blocks(r)
@@ -150,7 +150,7 @@ pub(crate) fn terminators_elidable(m: &Module, r: RegionId, name: &str) -> bool 
                 && m.results(t).is_empty()
                 && d.attrs.is_empty()
                 && d.props.is_empty()
-                && matches!(d.loc, crate::Location::Unknown)
+                && matches!(d.loc(), crate::Location::Unknown)
         }
         None => false,
     })

@@ -214,7 +214,7 @@ pub(crate) fn print_assignment_list(
 
 /// True if every block argument of `b` carries no location we would lose.
 fn args_plain(m: &Module, b: crate::BlockId) -> bool {
-    m.block_args(b).iter().all(|&a| m.value(a).loc.is_none())
+    m.block_args(b).iter().all(|&a| m.value(a).loc().is_none())
 }
 
 // ===================== scf.for =====================
@@ -1142,7 +1142,7 @@ fn in_parallel_elidable(m: &Module, t: OpId) -> bool {
         || !m.results(t).is_empty()
         || !d.attrs.is_empty()
         || !d.props.is_empty()
-        || !matches!(d.loc, crate::Location::Unknown)
+        || !matches!(d.loc(), crate::Location::Unknown)
     {
         return false;
     }

@@ -18,6 +18,7 @@ use crate::affine::AffineMap;
 use crate::attrs::{Attribute, Dict, Location};
 use crate::diag::{Diagnostic, Span};
 use crate::fxhash::{FxHashMap, FxHashSet};
+use crate::ident::Ident;
 use crate::ir::{BlockId, Module, OpId, OperationState, RegionId, ValueDef, ValueId};
 use crate::lexer::{lex, unescape, Tok, Token};
 use crate::registry::Registry;
@@ -607,7 +608,7 @@ impl<'a> Parser<'a> {
     fn define_values(&mut self, name: &str, vals: Vec<ValueId>, span: Span) -> PResult<()> {
         for &v in &vals {
             if !name.as_bytes()[0].is_ascii_digit() {
-                self.m.value_mut(v).name_hint = Some(name.to_string());
+                self.m.value_mut(v).name_hint = Some(name.into());
             }
         }
         let Some(scope) = self.scopes.last_mut() else {
@@ -888,7 +889,21 @@ impl<'a> Parser<'a> {
         let name_span = self.tok.span;
         let mut st = match self.tok.kind {
             Tok::String => {
-                let name = self.parse_string()?;
+                // Registered names borrow the registry's static text (no allocation per op).
+                let known = self
+                    .peek_text()
+                    .strip_prefix('"')
+                    .and_then(|t| t.strip_suffix('"'))
+                    .filter(|t| !t.contains('\\'))
+                    .and_then(|t| self.reg.get(t))
+                    .map(|d| d.name);
+                let name: Ident = match known {
+                    Some(n) => {
+                        self.bump();
+                        n.into()
+                    }
+                    None => self.parse_string()?.into(),
+                };
                 if name.is_empty() {
                     return Err(Diagnostic::new(
                         name_span,
@@ -984,7 +999,7 @@ impl<'a> Parser<'a> {
         Ok(st)
     }
 
-    fn parse_generic_op_body(&mut self, name: String, name_span: Span) -> PResult<OperationState> {
+    fn parse_generic_op_body(&mut self, name: Ident, name_span: Span) -> PResult<OperationState> {
         let mut st = OperationState::new(name);
         let operands = self.parse_operand_list_delimited(Delimiter::Paren)?;
         if self.consume_if(Tok::LBracket) {

@@ -206,7 +206,7 @@ impl Lifetimes {
                         let (function, label) = labels
                             .get(&op)
                             .cloned()
-                            .unwrap_or_else(|| (String::new(), m.op(op).name.clone()));
+                            .unwrap_or_else(|| (String::new(), m.op(op).name.to_string()));
                         scopes.push(AllocScope {
                             op,
                             block,
@@ -290,15 +290,17 @@ impl Lifetimes {
                         }
                     }
                     OpKind::Return => self.hazard(origins, Hazard::Returned),
-                    OpKind::Yield => self.hazard(origins, Hazard::Yielded(name.clone())),
+                    OpKind::Yield => self.hazard(origins, Hazard::Yielded(name.to_string())),
                     OpKind::UnknownCall => self.hazard(origins, Hazard::IndirectCall),
                     OpKind::PointerEscape | OpKind::ForeignBuffer => {
-                        self.hazard(origins, Hazard::PointerTaken(name.clone()))
+                        self.hazard(origins, Hazard::PointerTaken(name.to_string()))
                     }
                     OpKind::UnknownRegion => {
-                        self.hazard(origins, Hazard::UnknownRegion(name.clone()))
+                        self.hazard(origins, Hazard::UnknownRegion(name.to_string()))
                     }
-                    OpKind::Store if i == 0 => self.hazard(origins, Hazard::Stored(name.clone())),
+                    OpKind::Store if i == 0 => {
+                        self.hazard(origins, Hazard::Stored(name.to_string()))
+                    }
                     OpKind::Call => {
                         let callee = m
                             .op(op)
@@ -341,7 +343,7 @@ impl Lifetimes {
                     break;
                 }
                 if classify(m, p) == OpKind::UnknownRegion {
-                    unknown = Some(m.op(p).name.clone());
+                    unknown = Some(m.op(p).name.to_string());
                 }
                 lo = self.ticks.tick(p);
                 hi = self.ticks.end(p);
@@ -407,7 +409,7 @@ fn scope_labels(m: &Module, root: OpId) -> BTreeMap<OpId, (String, String)> {
         for inner in m.walk_ops(op).into_iter().skip(1) {
             let name = &m.op(inner).name;
             if SCOPE_OPS.contains(&name.as_str()) && !FUNCTION_OPS.contains(&name.as_str()) {
-                let k = counters.entry(name.clone()).or_insert(0);
+                let k = counters.entry(name.to_string()).or_insert(0);
                 out.insert(inner, (fname.clone(), format!("{name}#{k}")));
                 *k += 1;
             }

@@ -573,7 +573,7 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
     let arena_op = m.create_op(st);
     m.prepend_op(block, arena_op);
     let arena = m.result(arena_op, 0);
-    m.value_mut(arena).name_hint = Some("arena".to_string());
+    m.value_mut(arena).name_hint = Some("arena".into());
 
     // One constant per distinct offset, right after the arena.
     let distinct: BTreeSet<u64> = p.offsets.iter().copied().collect();
@@ -608,7 +608,7 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
         let mut st = OperationState::new("memref.view");
         st.operands = vec![arena, consts[&p.offsets[k]]];
         st.result_types.push(ty);
-        st.loc = m.op(a.alloc).loc.clone();
+        st.loc = m.op(a.alloc).loc().clone();
         let view = m.create_op(st);
         m.insert_before(a.alloc, view);
         let new = m.result(view, 0);
