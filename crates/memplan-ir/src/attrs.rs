@@ -284,7 +284,7 @@ impl Attribute {
     pub fn write_untyped(&self, out: &mut String) {
         use fmt::Write;
         match self {
-            Attribute::Integer { value, ty } if *ty == Type::int(1) => {
+            Attribute::Integer { value, ty } if is_signless_i1(ty) => {
                 out.push_str(if *value != 0 { "true" } else { "false" })
             }
             Attribute::Integer { value, .. } => {
@@ -295,9 +295,7 @@ impl Attribute {
             Attribute::Elements { kind, body, .. } => {
                 let _ = write!(out, "{kind}<{body}>");
             }
-            _ => {
-                let _ = write!(out, "{self}");
-            }
+            _ => self.write_to(out),
         }
     }
 }
@@ -354,26 +352,50 @@ pub fn write_symbol(out: &mut String, name: &str) {
     }
 }
 
-impl fmt::Display for Dict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("{")?;
+impl Dict {
+    /// Appends `{a = 1, b}` to `out` (the [`fmt::Display`] text, without formatter overhead).
+    pub fn write_to(&self, out: &mut String) {
+        out.push('{');
         for (i, n) in self.0.iter().enumerate() {
             if i > 0 {
-                f.write_str(", ")?;
+                out.push_str(", ");
             }
-            if is_bare_identifier(&n.name) {
-                f.write_str(&n.name)?;
-            } else {
-                let mut k = String::new();
-                write_key(&mut k, &n.name);
-                f.write_str(&k)?;
-            }
+            write_key(out, &n.name);
             if n.value != Attribute::Unit {
-                write!(f, " = {}", n.value)?;
+                out.push_str(" = ");
+                n.value.write_to(out);
             }
         }
-        f.write_str("}")
+        out.push('}');
     }
+}
+
+impl fmt::Display for Dict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+/// Appends a decimal integer without going through `fmt` (hot in dense arrays and shapes).
+pub fn push_int(out: &mut String, v: i64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push('-');
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
 }
 
 fn dyn_or(v: i64) -> String {
@@ -438,38 +460,49 @@ impl fmt::Display for Location {
     }
 }
 
-impl fmt::Display for Attribute {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
+impl Attribute {
+    /// Appends the attribute's text (with its `: type` suffix where MLIR prints one) to `out`.
+    pub fn write_to(&self, s: &mut String) {
+        use fmt::Write;
         match self {
             Attribute::Unit => s.push_str("unit"),
             Attribute::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
-            Attribute::Integer { ty, .. } if *ty == Type::int(1) => self.write_untyped(&mut s),
-            Attribute::Integer { value, ty } => s.push_str(&format!("{value} : {ty}")),
+            Attribute::Integer { ty, .. } if is_signless_i1(ty) => self.write_untyped(s),
+            Attribute::Integer { value, ty } => {
+                match i64::try_from(*value) {
+                    Ok(v) => push_int(s, v),
+                    Err(_) => {
+                        let _ = write!(s, "{value}");
+                    }
+                }
+                let _ = write!(s, " : {ty}");
+            }
             Attribute::Float { value, bits, ty } => {
-                write_float(&mut s, *value, *bits);
-                s.push_str(&format!(" : {ty}"));
+                write_float(s, *value, *bits);
+                let _ = write!(s, " : {ty}");
             }
             Attribute::String { value, ty } => {
-                escape_into(&mut s, value);
+                escape_into(s, value);
                 if let Some(t) = ty {
-                    s.push_str(&format!(" : {t}"));
+                    let _ = write!(s, " : {t}");
                 }
             }
-            Attribute::Type(t) => s.push_str(&t.to_string()),
+            Attribute::Type(t) => {
+                let _ = write!(s, "{t}");
+            }
             Attribute::Array(items) => {
                 s.push('[');
                 for (i, a) in items.iter().enumerate() {
                     if i > 0 {
                         s.push_str(", ");
                     }
-                    s.push_str(&a.to_string());
+                    a.write_to(s);
                 }
                 s.push(']');
             }
             Attribute::DenseArray { elem, values } => {
-                s.push_str(&format!("array<{elem}"));
-                let is_bool = *elem == Type::int(1);
+                let _ = write!(s, "array<{elem}");
+                let is_bool = is_signless_i1(elem);
                 match values {
                     DenseArrayValues::Int(v) => {
                         for (i, x) in v.iter().enumerate() {
@@ -477,29 +510,33 @@ impl fmt::Display for Attribute {
                             if is_bool {
                                 s.push_str(if *x != 0 { "true" } else { "false" });
                             } else {
-                                s.push_str(&x.to_string());
+                                push_int(s, *x);
                             }
                         }
                     }
                     DenseArrayValues::Float(v) => {
                         for (i, x) in v.iter().enumerate() {
                             s.push_str(if i == 0 { ": " } else { ", " });
-                            write_float(&mut s, *x, None);
+                            write_float(s, *x, None);
                         }
                     }
                 }
                 s.push('>');
             }
-            Attribute::Dict(d) => s.push_str(&d.to_string()),
+            Attribute::Dict(d) => d.write_to(s),
             Attribute::SymbolRef { root, nested } => {
-                write_symbol(&mut s, root);
+                write_symbol(s, root);
                 for n in nested {
                     s.push_str("::");
-                    write_symbol(&mut s, n);
+                    write_symbol(s, n);
                 }
             }
-            Attribute::AffineMap(m) => s.push_str(&format!("affine_map<{m}>")),
-            Attribute::IntegerSet(m) => s.push_str(&format!("affine_set<{m}>")),
+            Attribute::AffineMap(m) => {
+                let _ = write!(s, "affine_map<{m}>");
+            }
+            Attribute::IntegerSet(m) => {
+                let _ = write!(s, "affine_set<{m}>");
+            }
             Attribute::Strided { strides, offset } => {
                 s.push_str("strided<[");
                 for (i, x) in strides.iter().enumerate() {
@@ -510,14 +547,25 @@ impl fmt::Display for Attribute {
                 }
                 s.push(']');
                 if *offset != 0 {
-                    s.push_str(&format!(", offset: {}", dyn_or(*offset)));
+                    let _ = write!(s, ", offset: {}", dyn_or(*offset));
                 }
                 s.push('>');
             }
-            Attribute::Elements { kind, body, ty } => s.push_str(&format!("{kind}<{body}> : {ty}")),
-            Attribute::Location(l) => s.push_str(&format!("loc({l})")),
+            Attribute::Elements { kind, body, ty } => {
+                let _ = write!(s, "{kind}<{body}> : {ty}");
+            }
+            Attribute::Location(l) => {
+                let _ = write!(s, "loc({l})");
+            }
             Attribute::Opaque(t) => s.push_str(t),
         }
+    }
+}
+
+impl fmt::Display for Attribute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        self.write_to(&mut s);
         f.write_str(&s)
     }
 }
@@ -527,6 +575,17 @@ impl Eq for Location {}
 impl Eq for Dict {}
 impl Eq for NamedAttr {}
 impl Eq for DenseArrayValues {}
+
+/// True for exactly `i1` (what `*t == Type::int(1)` tests, without building a type).
+fn is_signless_i1(t: &Type) -> bool {
+    matches!(
+        t.kind(),
+        TypeKind::Integer {
+            width: 1,
+            signedness: crate::types::Signedness::Signless
+        }
+    )
+}
 
 /// True if a type is an `i1`-typed integer.
 pub fn is_i1(t: &Type) -> bool {

@@ -383,7 +383,7 @@ impl<'a> Printer<'a> {
     }
     /// Prints an attribute (with its type suffix, as in a dictionary).
     pub fn print_attr(&mut self, a: &Attribute) {
-        let _ = write!(self.out, "{a}");
+        a.write_to(&mut self.out);
     }
     /// Prints an attribute without its `: type` suffix.
     pub fn print_attr_untyped(&mut self, a: &Attribute) {
@@ -404,7 +404,8 @@ impl<'a> Printer<'a> {
             first = false;
             write_key(&mut self.out, &n.name);
             if n.value != Attribute::Unit {
-                let _ = write!(self.out, " = {}", n.value);
+                self.out.push_str(" = ");
+                n.value.write_to(&mut self.out);
             }
         }
         if !first {
@@ -666,7 +667,9 @@ impl<'a> Printer<'a> {
             self.out.push(']');
         }
         if !d.props.is_empty() {
-            let _ = write!(self.out, " <{}>", d.props);
+            self.out.push_str(" <");
+            d.props.write_to(&mut self.out);
+            self.out.push('>');
         }
         if !m.regions(op).is_empty() {
             self.out.push_str(" (");

@@ -839,11 +839,9 @@ impl<'a> Parser<'a> {
                         self.parse_lparen()?;
                         let o = self.parse_operand()?;
                         self.parse_rparen()?;
-                        let i = match ctx
-                            .syms
-                            .iter()
-                            .position(|x| x.name == o.name && x.number == o.number)
-                        {
+                        let i = match ctx.syms.iter().position(|x| {
+                            self.operand_name(x) == self.operand_name(&o) && x.number == o.number
+                        }) {
                             Some(i) => i,
                             None => {
                                 ctx.syms.push(o);
@@ -859,11 +857,9 @@ impl<'a> Parser<'a> {
                     return Err(self.error_expected("affine expression"));
                 };
                 let o = self.parse_operand()?;
-                let i = match ctx
-                    .dims
-                    .iter()
-                    .position(|x| x.name == o.name && x.number == o.number)
-                {
+                let i = match ctx.dims.iter().position(|x| {
+                    self.operand_name(x) == self.operand_name(&o) && x.number == o.number
+                }) {
                     Some(i) => i,
                     None => {
                         ctx.dims.push(o);

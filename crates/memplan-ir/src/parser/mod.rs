@@ -45,14 +45,13 @@ impl Default for ParseOptions {
     }
 }
 
-/// An SSA use not yet bound to a value: `%name` or `%name#number`.
+/// An SSA use not yet bound to a value: `%name` or `%name#number`. The name is the source
+/// text under `span` (see [`Parser::operand_name`]), so parsing an operand allocates nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnresolvedOperand {
-    /// The name without `%`.
-    pub name: String,
     /// Result number (`#n`), 0 if absent.
     pub number: u32,
-    /// Where it was written.
+    /// Where `%name` was written (the `#n` suffix excluded).
     pub span: Span,
 }
 
@@ -84,17 +83,32 @@ pub enum Delimiter {
     OptionalSquare,
 }
 
-#[derive(Default)]
-struct ValueScope {
-    /// The region belongs to an isolated-from-above op: outer names are not visible.
-    isolated: bool,
-    defs: FxHashMap<String, (Vec<ValueId>, Span)>,
-    fwd: FxHashMap<(String, u32), (ValueId, Span)>,
+/// Values bound to one SSA name: `count` consecutive ids from `first` (an op's results
+/// are allocated contiguously; a block argument is a run of one).
+#[derive(Clone, Copy, Debug)]
+struct ValueRun {
+    first: u32,
+    count: u32,
 }
 
-struct BlockScope {
+impl ValueRun {
+    fn get(self, i: u32) -> Option<ValueId> {
+        (i < self.count).then(|| ValueId(self.first + i))
+    }
+}
+
+/// SSA names of one region, keyed by their source text (no allocation per name).
+#[derive(Default)]
+struct ValueScope<'a> {
+    /// The region belongs to an isolated-from-above op: outer names are not visible.
+    isolated: bool,
+    defs: FxHashMap<&'a str, (ValueRun, Span)>,
+    fwd: FxHashMap<(&'a str, u32), (ValueId, Span)>,
+}
+
+struct BlockScope<'a> {
     region: RegionId,
-    blocks: FxHashMap<String, (BlockId, bool, Span)>,
+    blocks: FxHashMap<&'a str, (BlockId, bool, Span)>,
 }
 
 /// The parser. Custom op parsers receive `&mut Parser` and use its `parse_*` methods.
@@ -110,8 +124,12 @@ pub struct Parser<'a> {
     type_cache: FxHashMap<&'a str, Type>,
     type_interner: FxHashSet<Type>,
     attr_aliases: HashMap<String, Attribute>,
-    scopes: Vec<ValueScope>,
-    block_scopes: Vec<BlockScope>,
+    scopes: Vec<ValueScope<'a>>,
+    /// Emptied scopes kept for reuse: a region's name tables keep their capacity, so the
+    /// 100,000th small region allocates nothing.
+    scope_pool: Vec<ValueScope<'a>>,
+    block_scopes: Vec<BlockScope<'a>>,
+    block_scope_pool: Vec<FxHashMap<&'a str, (BlockId, bool, Span)>>,
     dialect_stack: Vec<&'static str>,
     /// Parallel to `dialect_stack`: whether the op whose regions are being parsed is
     /// isolated from above (its regions start a fresh SSA name scope for shadowing checks).
@@ -146,7 +164,9 @@ impl<'a> Parser<'a> {
             type_interner: FxHashSet::default(),
             attr_aliases: HashMap::new(),
             scopes: Vec::new(),
+            scope_pool: Vec::new(),
             block_scopes: Vec::new(),
+            block_scope_pool: Vec::new(),
             dialect_stack: vec!["builtin"],
             isolated_stack: vec![true],
             depth: 0,
@@ -492,7 +512,6 @@ impl<'a> Parser<'a> {
             return Ok(None);
         }
         let span = self.tok.span;
-        let name = self.peek_text()[1..].to_string();
         self.bump();
         let mut number = 0;
         if self.at(Tok::HashId) && self.tok.span.start == span.end {
@@ -502,7 +521,11 @@ impl<'a> Parser<'a> {
                 .map_err(|_| self.error_here("invalid SSA value result number"))?;
             self.bump();
         }
-        Ok(Some(UnresolvedOperand { name, number, span }))
+        Ok(Some(UnresolvedOperand { number, span }))
+    }
+    /// The name of an operand, without `%`.
+    pub fn operand_name(&self, u: &UnresolvedOperand) -> &'a str {
+        self.text(u.span).get(1..).unwrap_or("")
     }
     /// A possibly empty comma-separated operand list (no delimiters, stops before a non-`%` token).
     pub fn parse_operand_list(&mut self) -> PResult<Vec<UnresolvedOperand>> {
@@ -533,33 +556,34 @@ impl<'a> Parser<'a> {
     }
     /// Binds an unresolved operand to a value of type `ty` (or a forward-reference placeholder).
     pub fn resolve_operand(&mut self, u: &UnresolvedOperand, ty: &Type) -> PResult<ValueId> {
+        let name = self.operand_name(u);
         for s in self.scopes.iter().rev() {
-            if let Some((vals, dspan)) = s.defs.get(&u.name) {
-                let Some(&v) = vals.get(u.number as usize) else {
+            if let Some((vals, dspan)) = s.defs.get(name) {
+                let Some(v) = vals.get(u.number) else {
                     return Err(Diagnostic::new(
                         u.span,
-                        format!("reference to invalid result number in '%{}'", u.name),
+                        format!("reference to invalid result number in '%{name}'"),
                     ));
                 };
                 let vt = self.m.value_type(v);
                 if vt != ty {
                     return Err(Diagnostic::new(
                         u.span,
-                        format!("use of value '%{}' expects different type than prior uses: '{}' vs '{}'", u.name, ty, vt),
+                        format!("use of value '%{name}' expects different type than prior uses: '{ty}' vs '{vt}'"),
                     )
                     .with_note(Some(*dspan), "prior use here"));
                 }
                 return Ok(v);
             }
         }
-        let key = (u.name.clone(), u.number);
+        let key = (name, u.number);
         for s in self.scopes.iter().rev() {
             if let Some(&(v, pspan)) = s.fwd.get(&key) {
                 let vt = self.m.value_type(v);
                 if vt != ty {
                     return Err(Diagnostic::new(
                         u.span,
-                        format!("use of value '%{}' expects different type than prior uses: '{}' vs '{}'", u.name, ty, vt),
+                        format!("use of value '%{name}' expects different type than prior uses: '{ty}' vs '{vt}'"),
                     )
                     .with_note(Some(pspan), "prior use here"));
                 }
@@ -605,10 +629,21 @@ impl<'a> Parser<'a> {
         us.iter().map(|u| self.resolve_operand(u, ty)).collect()
     }
 
-    fn define_values(&mut self, name: &str, vals: Vec<ValueId>, span: Span) -> PResult<()> {
-        for &v in &vals {
-            if !name.as_bytes()[0].is_ascii_digit() {
-                self.m.value_mut(v).name_hint = Some(name.into());
+    /// Binds `name` to `count` consecutive values starting at `first`.
+    fn define_values(
+        &mut self,
+        name: &'a str,
+        first: ValueId,
+        count: u32,
+        span: Span,
+    ) -> PResult<()> {
+        let vals = ValueRun {
+            first: first.0,
+            count,
+        };
+        if !name.as_bytes()[0].is_ascii_digit() {
+            for i in 0..count {
+                self.m.value_mut(ValueId(first.0 + i)).name_hint = Some(name.into());
             }
         }
         let Some(scope) = self.scopes.last_mut() else {
@@ -627,8 +662,8 @@ impl<'a> Parser<'a> {
         if !scope.fwd.is_empty() {
             // Forward uses `%name#i` of this definition (a use with a result number past the
             // end stays pending and is reported as undeclared when the region closes).
-            let mut key = (name.to_string(), 0u32);
-            for i in 0..vals.len() as u32 {
+            let mut key = (name, 0u32);
+            for i in 0..count {
                 key.1 = i;
                 if let Some((ph, uspan)) = scope.fwd.remove(&key) {
                     resolved.push((i, ph, uspan));
@@ -636,7 +671,7 @@ impl<'a> Parser<'a> {
             }
         }
         for (n, ph, uspan) in resolved {
-            let Some(&v) = vals.get(n as usize) else {
+            let Some(v) = vals.get(n) else {
                 return Err(Diagnostic::new(
                     uspan,
                     format!("reference to invalid result number in '%{name}'"),
@@ -656,17 +691,16 @@ impl<'a> Parser<'a> {
             self.m.replace_all_uses(ph, v);
         }
         if let Some(scope) = self.scopes.last_mut() {
-            scope.defs.insert(name.to_string(), (vals, span));
+            scope.defs.insert(name, (vals, span));
         }
         Ok(())
     }
 
     fn push_scope(&mut self) {
         let isolated = self.isolated_stack.last().copied().unwrap_or(true);
-        self.scopes.push(ValueScope {
-            isolated,
-            ..ValueScope::default()
-        });
+        let mut s = self.scope_pool.pop().unwrap_or_default();
+        s.isolated = isolated;
+        self.scopes.push(s);
     }
 
     /// MLIR forbids a region entry argument to shadow a name visible from an enclosing
@@ -679,11 +713,12 @@ impl<'a> Parser<'a> {
         if cur.isolated {
             return Ok(());
         }
+        let name = self.operand_name(&a.name);
         for s in self.scopes[..n - 1].iter().rev() {
-            if let Some((_, prev)) = s.defs.get(&a.name.name) {
+            if let Some((_, prev)) = s.defs.get(name) {
                 return Err(Diagnostic::new(
                     a.name.span,
-                    format!("region entry argument '%{}' is already in use", a.name.name),
+                    format!("region entry argument '%{name}' is already in use"),
                 )
                 .with_note(Some(*prev), "previously referenced here"));
             }
@@ -694,13 +729,16 @@ impl<'a> Parser<'a> {
         Ok(())
     }
     fn pop_scope(&mut self) -> PResult<()> {
-        let Some(s) = self.scopes.pop() else {
+        let Some(mut s) = self.scopes.pop() else {
             return Ok(());
         };
+        s.defs.clear();
         if s.fwd.is_empty() {
+            self.scope_pool.push(s);
             return Ok(());
         }
-        let mut fwd: Vec<_> = s.fwd.into_iter().collect();
+        let mut fwd: Vec<_> = s.fwd.drain().collect();
+        self.scope_pool.push(s);
         fwd.sort_by_key(|(_, (_, sp))| sp.start);
         match self.scopes.last_mut() {
             None => {
@@ -937,9 +975,9 @@ impl<'a> Parser<'a> {
         self.m.append_op(block, op);
         let mut i = 0usize;
         for (name, count, span) in groups {
-            let vals = self.m.results(op)[i..i + count as usize].to_vec();
+            let first = self.m.results(op)[i];
             i += count as usize;
-            self.define_values(name, vals, span)?;
+            self.define_values(name, first, count, span)?;
         }
         self.leave();
         Ok(op)
@@ -1081,10 +1119,8 @@ impl<'a> Parser<'a> {
         self.expect(Tok::LBrace, "'{' to begin a region")?;
         let region = self.m.create_region();
         self.push_scope();
-        self.block_scopes.push(BlockScope {
-            region,
-            blocks: FxHashMap::default(),
-        });
+        let blocks = self.block_scope_pool.pop().unwrap_or_default();
+        self.block_scopes.push(BlockScope { region, blocks });
         let r = self.parse_region_body(region, entry_args);
         let r2 = self.finish_region_scopes();
         r?;
@@ -1104,7 +1140,7 @@ impl<'a> Parser<'a> {
 
     fn finish_region_scopes(&mut self) -> PResult<()> {
         let bs = self.block_scopes.pop();
-        if let Some(bs) = bs {
+        if let Some(mut bs) = bs {
             let mut undefined: Vec<_> = bs.blocks.iter().filter(|(_, v)| !v.1).collect();
             undefined.sort_by_key(|(_, v)| v.2.start);
             if let Some((name, (_, _, span))) = undefined.first() {
@@ -1113,6 +1149,8 @@ impl<'a> Parser<'a> {
                     format!("reference to an undefined block '^{name}'"),
                 ));
             }
+            bs.blocks.clear();
+            self.block_scope_pool.push(bs.blocks);
         }
         self.pop_scope()
     }
@@ -1131,7 +1169,8 @@ impl<'a> Parser<'a> {
             for a in entry_args {
                 self.check_entry_arg_shadowing(a)?;
                 let v = self.m.add_block_arg(b, a.ty.clone(), a.loc.clone());
-                self.define_values(&a.name.name, vec![v], a.name.span)?;
+                let name = self.operand_name(&a.name);
+                self.define_values(name, v, 1, a.name.span)?;
             }
             self.parse_block_ops(b)?;
         }
@@ -1152,7 +1191,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn block_ref(&mut self, name: &str, span: Span, define: bool) -> PResult<BlockId> {
+    fn block_ref(&mut self, name: &'a str, span: Span, define: bool) -> PResult<BlockId> {
         let Some(bs) = self.block_scopes.last_mut() else {
             return Err(Diagnostic::new(span, "block reference outside of a region"));
         };
@@ -1176,7 +1215,7 @@ impl<'a> Parser<'a> {
             None => {
                 let b = self.m.create_block();
                 self.m.block_mut(b).name_hint = Some(name.to_string());
-                bs.blocks.insert(name.to_string(), (b, define, span));
+                bs.blocks.insert(name, (b, define, span));
                 if define {
                     self.m.append_block(region, b);
                 }
@@ -1187,9 +1226,9 @@ impl<'a> Parser<'a> {
 
     fn parse_block(&mut self, region: RegionId) -> PResult<()> {
         let span = self.tok.span;
-        let name = self.peek_text()[1..].to_string();
+        let name = self.peek_text().get(1..).unwrap_or("");
         self.bump();
-        let b = self.block_ref(&name, span, true)?;
+        let b = self.block_ref(name, span, true)?;
         debug_assert_eq!(self.m.block_region(b), Some(region));
         if self.at(Tok::LParen) {
             let mut args = Vec::new();
@@ -1199,7 +1238,8 @@ impl<'a> Parser<'a> {
             })?;
             for a in args {
                 let v = self.m.add_block_arg(b, a.ty, a.loc);
-                self.define_values(&a.name.name, vec![v], a.name.span)?;
+                let name = self.operand_name(&a.name);
+                self.define_values(name, v, 1, a.name.span)?;
             }
         }
         self.expect(Tok::Colon, "':' after block name")?;
@@ -1212,9 +1252,9 @@ impl<'a> Parser<'a> {
             return Err(self.error_expected("block name"));
         }
         let span = self.tok.span;
-        let name = self.peek_text()[1..].to_string();
+        let name = self.peek_text().get(1..).unwrap_or("");
         self.bump();
-        self.block_ref(&name, span, false)
+        self.block_ref(name, span, false)
     }
 
     /// `^bb1` or `^bb1(%a, %b : i32, i64)`: a successor and its operands (resolved).
