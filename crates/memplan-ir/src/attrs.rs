@@ -7,14 +7,15 @@
 use std::fmt;
 
 use crate::affine::{AffineMap, IntegerSet};
+use crate::ident::Ident;
 use crate::lexer::{escape_into, is_bare_identifier, is_suffix_id};
 use crate::types::{Type, TypeKind, DYNAMIC};
 
 /// One entry of a dictionary attribute.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NamedAttr {
-    /// The key.
-    pub name: String,
+    /// The key (known names borrow static text, see [`crate::Registry::attr_name`]).
+    pub name: Ident,
     /// The value.
     pub value: Attribute,
 }
@@ -37,7 +38,7 @@ impl Dict {
         self.get(name).is_some()
     }
     /// Sets `name` (replacing an existing entry in place).
-    pub fn set(&mut self, name: impl Into<String>, value: Attribute) {
+    pub fn set(&mut self, name: impl Into<Ident>, value: Attribute) {
         let name = name.into();
         match self.0.iter_mut().find(|n| n.name == name) {
             Some(n) => n.value = value,

@@ -79,24 +79,32 @@ impl Diagnostic {
 pub struct SourceMap {
     name: String,
     text: String,
-    line_starts: Vec<usize>,
+    /// Byte offsets where lines start, built on the first position query: a run that
+    /// reports nothing never scans the text (or holds 8 bytes per line) for it.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceMap {
     /// Indexes `text` under the file name `name`.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceMap {
-        let text = text.into();
-        let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i + 1);
-            }
-        }
         SourceMap {
             name: name.into(),
-            text,
-            line_starts,
+            text: text.into(),
+            line_starts: std::sync::OnceLock::new(),
         }
+    }
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let mut v = vec![0];
+            v.extend(
+                self.text
+                    .bytes()
+                    .enumerate()
+                    .filter(|&(_, b)| b == b'\n')
+                    .map(|(i, _)| i + 1),
+            );
+            v
+        })
     }
     /// The source text.
     pub fn text(&self) -> &str {
@@ -109,16 +117,16 @@ impl SourceMap {
     /// 1-based line and byte column of offset `pos`.
     pub fn line_col(&self, pos: u32) -> (usize, usize) {
         let pos = (pos as usize).min(self.text.len());
-        let line = match self.line_starts.binary_search(&pos) {
+        let line = match self.line_starts().binary_search(&pos) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        (line + 1, pos - self.line_starts[line] + 1)
+        (line + 1, pos - self.line_starts()[line] + 1)
     }
     fn line_text(&self, line: usize) -> &str {
-        let start = self.line_starts[line - 1];
+        let start = self.line_starts()[line - 1];
         let end = self
-            .line_starts
+            .line_starts()
             .get(line)
             .map_or(self.text.len(), |e| e - 1);
         let bytes = &self.text.as_bytes()[start..end.max(start)];

@@ -6,6 +6,7 @@
 //! Ops not registered are still accepted in generic form (`--allow-unregistered-dialect`).
 
 use crate::fxhash::FxHashMap;
+use crate::ident::Ident;
 
 use crate::ir::{Module, OpId, OperationState};
 use crate::parser::{PResult, Parser};
@@ -81,7 +82,26 @@ impl OpDef {
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
     ops: FxHashMap<&'static str, OpDef>,
+    /// Attribute names with static text: every op's inherent names plus [`COMMON_ATTRS`].
+    attr_names: FxHashMap<&'static str, ()>,
 }
+
+/// Discardable or builtin attribute names common enough to be shared rather than copied.
+const COMMON_ATTRS: &[&str] = &[
+    "operandSegmentSizes",
+    "resultSegmentSizes",
+    "sym_name",
+    "sym_visibility",
+    "function_type",
+    "arg_attrs",
+    "res_attrs",
+    "value",
+    "callee",
+    "fastmath",
+    "overflowFlags",
+    "alignment",
+    "memory_space",
+];
 
 impl Registry {
     /// An empty registry (every op generic-only).
@@ -91,12 +111,26 @@ impl Registry {
     /// A registry with all dialects memplan knows (see [`crate::dialects::register_all`]).
     pub fn with_all_dialects() -> Registry {
         let mut r = Registry::default();
+        for a in COMMON_ATTRS {
+            r.attr_names.insert(a, ());
+        }
         crate::dialects::register_all(&mut r);
         r
     }
     /// Adds (or replaces) a definition.
     pub fn register(&mut self, def: OpDef) {
+        for a in def.inherent {
+            self.attr_names.insert(a, ());
+        }
         self.ops.insert(def.name, def);
+    }
+    /// The attribute name `name` as an [`Ident`], borrowing static text when the registry
+    /// knows the name (no allocation), owning a copy otherwise.
+    pub fn attr_name(&self, name: &str) -> Ident {
+        match self.attr_names.get_key_value(name) {
+            Some((k, _)) => Ident::new_static(k),
+            None => Ident::from(name.to_string()),
+        }
     }
     /// Looks up a full op name.
     pub fn get(&self, name: &str) -> Option<&OpDef> {

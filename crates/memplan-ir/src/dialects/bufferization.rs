@@ -84,7 +84,7 @@ fn is_tensor(t: &Type) -> bool {
 }
 
 /// Parses `%x (kw)* attr-dict : T to U` where each keyword is a unit property.
-fn parse_convert(p: &mut Parser<'_>, st: &mut OperationState, kws: &[&str]) -> PResult<()> {
+fn parse_convert(p: &mut Parser<'_>, st: &mut OperationState, kws: &[&'static str]) -> PResult<()> {
     let v = p.parse_operand()?;
     for kw in kws {
         if p.parse_optional_keyword(kw) {

@@ -6,6 +6,7 @@ use super::{Delimiter, PResult, Parser, UnresolvedOperand};
 use crate::affine::{AffineExpr, AffineMap, IntegerSet};
 use crate::attrs::{Attribute, DenseArrayValues, Dict, Location, NamedAttr};
 use crate::diag::Diagnostic;
+use crate::ident::Ident;
 use crate::lexer::Tok;
 use crate::types::{FloatKind, Type, TypeKind};
 
@@ -31,6 +32,14 @@ impl SsaAffineCtx {
         operands.extend(self.syms);
         m
     }
+}
+
+/// The value of a decimal literal of at most 18 digits (no overflow possible), else `None`.
+fn small_decimal(t: &str) -> Option<i64> {
+    if t.is_empty() || t.len() > 18 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(t.bytes().fold(0i64, |v, b| v * 10 + i64::from(b - b'0')))
 }
 
 enum AffineNames<'c> {
@@ -159,11 +168,11 @@ impl<'a> Parser<'a> {
             let span = self.tok.span;
             let name = match self.tok.kind {
                 Tok::BareId => {
-                    let t = self.peek_text().to_string();
+                    let t = self.reg.attr_name(self.peek_text());
                     self.bump();
                     t
                 }
-                Tok::String => self.parse_string()?,
+                Tok::String => Ident::from(self.parse_string()?),
                 _ => return Err(self.error_expected("attribute name")),
             };
             if name.is_empty() {
@@ -443,22 +452,29 @@ impl<'a> Parser<'a> {
                 if self.peek_keyword("true") || self.peek_keyword("false") {
                     let b = self.peek_text() == "true";
                     self.bump();
-                    ints.push(i64::from(b));
-                    floats.push(f64::from(u8::from(b)));
+                    if is_float {
+                        floats.push(f64::from(u8::from(b)));
+                    } else {
+                        ints.push(i64::from(b));
+                    }
                 } else {
                     let neg = self.consume_if(Tok::Minus);
                     let span = self.tok.span;
                     match self.tok.kind {
                         Tok::Integer if !is_float || !self.peek_text().starts_with("0x") => {
-                            let v = self.int_literal()?;
+                            let v = match small_decimal(self.peek_text()) {
+                                Some(v) => i128::from(v),
+                                None => self.int_literal()?,
+                            };
                             let v = if neg { -v } else { v };
                             self.bump();
-                            ints.push(
-                                i64::try_from(v).map_err(|_| {
-                                    Diagnostic::new(span, "integer value too large")
-                                })?,
-                            );
-                            floats.push(v as f64);
+                            let iv = i64::try_from(v)
+                                .map_err(|_| Diagnostic::new(span, "integer value too large"))?;
+                            if is_float {
+                                floats.push(v as f64);
+                            } else {
+                                ints.push(iv);
+                            }
                         }
                         Tok::Float if is_float => {
                             let v: f64 = self
@@ -480,6 +496,7 @@ impl<'a> Parser<'a> {
         let values = if is_float {
             DenseArrayValues::Float(floats)
         } else {
+            ints.shrink_to_fit();
             DenseArrayValues::Int(ints)
         };
         Ok(Attribute::DenseArray { elem, values })
