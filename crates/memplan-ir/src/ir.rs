@@ -26,6 +26,78 @@ fn unpack(x: u32) -> Option<u32> {
     (x != NIL).then_some(x)
 }
 
+/// A growable list of ids stored as a run of a shared [`Pool`] (MLIR keeps an op's operands
+/// and regions in trailing storage for the same reason): no heap block per op, block or
+/// region. `cap` slots are reserved from `start`; a full run that is not the pool's last
+/// moves to the end with doubled room, so appending stays amortised O(1).
+#[derive(Clone, Copy, Debug, Default)]
+struct Run {
+    start: u32,
+    len: u32,
+    cap: u32,
+}
+
+/// Backing store for [`Run`]s of one id type. Moved-out runs leave garbage behind (ids are
+/// never reused either); it is bounded by the live size, as with a doubling `Vec`.
+#[derive(Clone, Debug)]
+struct Pool<T> {
+    items: Vec<T>,
+    /// Value of unused slots.
+    fill: T,
+}
+
+impl<T: Copy> Pool<T> {
+    fn new(fill: T) -> Pool<T> {
+        Pool {
+            items: Vec::new(),
+            fill,
+        }
+    }
+    fn get(&self, r: Run) -> &[T] {
+        &self.items[r.start as usize..(r.start + r.len) as usize]
+    }
+    fn get_mut(&mut self, r: Run) -> &mut [T] {
+        &mut self.items[r.start as usize..(r.start + r.len) as usize]
+    }
+    /// A new run holding exactly `xs`.
+    fn alloc(&mut self, xs: &[T]) -> Run {
+        if xs.is_empty() {
+            return Run::default();
+        }
+        let start = self.items.len() as u32;
+        self.items.extend_from_slice(xs);
+        Run {
+            start,
+            len: xs.len() as u32,
+            cap: xs.len() as u32,
+        }
+    }
+    /// Appends `x` to run `r`.
+    fn push(&mut self, r: &mut Run, x: T) {
+        if r.len == r.cap {
+            let end = (r.start + r.cap) as usize;
+            if r.cap > 0 && end == self.items.len() {
+                // The last run of the pool grows in place.
+                self.items.push(self.fill);
+                r.cap += 1;
+            } else {
+                let start = self.items.len();
+                let cap = (2 * r.cap).max(2);
+                self.items
+                    .extend_from_within(r.start as usize..(r.start + r.len) as usize);
+                self.items.resize(start + cap as usize, self.fill);
+                r.start = start as u32;
+                r.cap = cap;
+            }
+        }
+        self.items[(r.start + r.len) as usize] = x;
+        r.len += 1;
+    }
+    fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+    }
+}
+
 macro_rules! id {
     ($name:ident, $doc:literal) => {
         #[doc = $doc]
@@ -103,7 +175,8 @@ impl ValueData {
 pub struct OpData {
     /// Full name (`dialect.op`); registered names borrow the registry's static text.
     pub name: Ident,
-    operands: Vec<ValueId>,
+    /// Run of `Module::operand_pool`.
+    operands: Run,
     /// `start, len` of the op's results in `Module::result_ids` (no per-op allocation).
     results: (u32, u32),
     /// Discardable attributes (`{...}`).
@@ -112,7 +185,8 @@ pub struct OpData {
     pub props: Dict,
     /// Successor blocks (their operands are part of `operands`, as in MLIR).
     pub successors: Vec<BlockId>,
-    regions: Vec<RegionId>,
+    /// Run of `Module::region_pool`.
+    regions: Run,
     /// Location, out of line (`None` = unknown); see [`OpData::loc`].
     loc: Option<Box<Location>>,
     /// Where the op was written in the parsed source (empty for created ops).
@@ -145,7 +219,8 @@ fn box_loc(loc: Location) -> Option<Box<Location>> {
 /// Data of a block.
 #[derive(Clone, Debug, Default)]
 pub struct BlockData {
-    args: Vec<ValueId>,
+    /// Run of `Module::arg_pool`.
+    args: Run,
     parent: Option<RegionId>,
     first: Option<OpId>,
     last: Option<OpId>,
@@ -156,7 +231,8 @@ pub struct BlockData {
 /// Data of a region.
 #[derive(Clone, Debug, Default)]
 pub struct RegionData {
-    blocks: Vec<BlockId>,
+    /// Run of `Module::block_pool`.
+    blocks: Run,
     parent: Option<OpId>,
 }
 
@@ -206,6 +282,12 @@ pub struct Module {
     values: Vec<ValueData>,
     /// Result ids of all ops, each op owning a contiguous run.
     result_ids: Vec<ValueId>,
+    /// Operands of all ops, regions of all ops, arguments of all blocks, blocks of all
+    /// regions (see [`Run`]).
+    operand_pool: Pool<ValueId>,
+    region_pool: Pool<RegionId>,
+    arg_pool: Pool<ValueId>,
+    block_pool: Pool<BlockId>,
     /// The top-level op (normally `builtin.module`).
     pub top: OpId,
     /// `#alias = ...` and `!alias = ...` definitions from the source, verbatim, in order
@@ -232,6 +314,10 @@ impl Module {
             regions: Vec::new(),
             values: Vec::new(),
             result_ids: Vec::new(),
+            operand_pool: Pool::new(ValueId(NIL)),
+            region_pool: Pool::new(RegionId(NIL)),
+            arg_pool: Pool::new(ValueId(NIL)),
+            block_pool: Pool::new(BlockId(NIL)),
             top: OpId(0),
             alias_defs: Vec::new(),
             loc_aliases: HashMap::new(),
@@ -248,7 +334,7 @@ impl Module {
 
     /// The body block of the top-level module.
     pub fn body(&self) -> BlockId {
-        self.region(self.op(self.top).regions[0]).blocks[0]
+        self.region_blocks(self.regions(self.top)[0])[0]
     }
 
     // ----- accessors -----
@@ -322,6 +408,10 @@ impl Module {
         self.ops.reserve(ops);
         self.values.reserve(values);
         self.result_ids.reserve(values);
+        self.operand_pool.reserve(ops);
+        self.region_pool.reserve(blocks);
+        self.arg_pool.reserve(blocks);
+        self.block_pool.reserve(blocks);
         self.blocks.reserve(blocks);
         self.regions.reserve(blocks);
     }
@@ -334,7 +424,7 @@ impl Module {
 
     /// Operands of an op.
     pub fn operands(&self, op: OpId) -> &[ValueId] {
-        &self.ops[op.index()].operands
+        self.operand_pool.get(self.ops[op.index()].operands)
     }
     /// Results of an op.
     pub fn results(&self, op: OpId) -> &[ValueId] {
@@ -347,19 +437,19 @@ impl Module {
     }
     /// Regions of an op.
     pub fn regions(&self, op: OpId) -> &[RegionId] {
-        &self.ops[op.index()].regions
+        self.region_pool.get(self.ops[op.index()].regions)
     }
     /// Block arguments.
     pub fn block_args(&self, b: BlockId) -> &[ValueId] {
-        &self.blocks[b.index()].args
+        self.arg_pool.get(self.blocks[b.index()].args)
     }
     /// Blocks of a region, in order.
     pub fn region_blocks(&self, r: RegionId) -> &[BlockId] {
-        &self.regions[r.index()].blocks
+        self.block_pool.get(self.regions[r.index()].blocks)
     }
     /// The entry block of a region.
     pub fn entry_block(&self, r: RegionId) -> Option<BlockId> {
-        self.regions[r.index()].blocks.first().copied()
+        self.region_blocks(r).first().copied()
     }
     /// The block containing `op`.
     pub fn op_block(&self, op: OpId) -> Option<BlockId> {
@@ -423,6 +513,8 @@ impl Module {
         for r in &st.regions {
             self.regions[r.index()].parent = Some(id);
         }
+        let regions = self.region_pool.alloc(&st.regions);
+        let operands = self.operand_pool.alloc(&st.operands);
         for (i, &v) in st.operands.iter().enumerate() {
             let uses = &mut self.values[v.index()].uses;
             if uses.capacity() == 0 {
@@ -436,12 +528,12 @@ impl Module {
         }
         self.ops.push(OpData {
             name: st.name,
-            operands: st.operands,
+            operands,
             results,
             attrs: st.attrs,
             props: st.props,
             successors: st.successors,
-            regions: st.regions,
+            regions,
             loc: box_loc(st.loc),
             span: crate::diag::Span::default(),
             parent: NIL,
@@ -474,7 +566,9 @@ impl Module {
     /// Attaches a detached region to an op (as its last region).
     pub fn push_region(&mut self, op: OpId, r: RegionId) {
         self.regions[r.index()].parent = Some(op);
-        self.ops[op.index()].regions.push(r);
+        let mut run = self.ops[op.index()].regions;
+        self.region_pool.push(&mut run, r);
+        self.ops[op.index()].regions = run;
     }
     /// Creates a detached block without arguments.
     pub fn create_block(&mut self) -> BlockId {
@@ -483,29 +577,35 @@ impl Module {
     }
     /// Appends an argument to a block.
     pub fn add_block_arg(&mut self, b: BlockId, ty: Type, loc: Option<Location>) -> ValueId {
-        let index = self.blocks[b.index()].args.len() as u32;
+        let index = self.blocks[b.index()].args.len;
         let v = self.new_value(ty, ValueDef::BlockArg { block: b, index });
         self.values[v.index()].loc = loc.map(Box::new);
-        self.blocks[b.index()].args.push(v);
+        let mut run = self.blocks[b.index()].args;
+        self.arg_pool.push(&mut run, v);
+        self.blocks[b.index()].args = run;
         v
     }
     /// Appends a detached block to a region.
     pub fn append_block(&mut self, r: RegionId, b: BlockId) {
         self.blocks[b.index()].parent = Some(r);
-        self.regions[r.index()].blocks.push(b);
+        let mut run = self.regions[r.index()].blocks;
+        self.block_pool.push(&mut run, b);
+        self.regions[r.index()].blocks = run;
     }
 
     // ----- operands and uses -----
 
     /// Appends an operand to an op.
     pub fn push_operand(&mut self, op: OpId, v: ValueId) {
-        let index = self.ops[op.index()].operands.len() as u32;
-        self.ops[op.index()].operands.push(v);
+        let mut run = self.ops[op.index()].operands;
+        let index = run.len;
+        self.operand_pool.push(&mut run, v);
+        self.ops[op.index()].operands = run;
         self.values[v.index()].uses.push(Use { op, index });
     }
     /// Sets operand `i` of `op` to `v`.
     pub fn set_operand(&mut self, op: OpId, i: usize, v: ValueId) {
-        let old = self.ops[op.index()].operands[i];
+        let old = self.operands(op)[i];
         self.remove_use(
             old,
             Use {
@@ -513,7 +613,8 @@ impl Module {
                 index: i as u32,
             },
         );
-        self.ops[op.index()].operands[i] = v;
+        let run = self.ops[op.index()].operands;
+        self.operand_pool.get_mut(run)[i] = v;
         self.values[v.index()].uses.push(Use {
             op,
             index: i as u32,
@@ -532,7 +633,8 @@ impl Module {
         }
         let uses = std::mem::take(&mut self.values[old.index()].uses);
         for u in &uses {
-            self.ops[u.op.index()].operands[u.index as usize] = new;
+            let run = self.ops[u.op.index()].operands;
+            self.operand_pool.get_mut(run)[u.index as usize] = new;
         }
         self.values[new.index()].uses.extend(uses);
     }
@@ -608,7 +710,8 @@ impl Module {
     pub fn erase_op(&mut self, op: OpId) {
         self.detach_op(op);
         for o in self.walk_ops(op).into_iter().rev() {
-            let operands = std::mem::take(&mut self.ops[o.index()].operands);
+            let operands = self.operands(o).to_vec();
+            self.ops[o.index()].operands = Run::default();
             for (i, v) in operands.into_iter().enumerate() {
                 self.remove_use(
                     v,

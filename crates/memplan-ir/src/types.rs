@@ -4,7 +4,7 @@
 //! Shapes use MLIR's convention: a dynamic size is [`DYNAMIC`] (`ShapedType::kDynamic`).
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::attrs::Attribute;
 
@@ -185,16 +185,30 @@ impl Type {
     pub fn kind(&self) -> &TypeKind {
         &self.0
     }
-    /// `iN` (signless).
+    /// `iN` (signless). The common widths are shared handles (no allocation: builders
+    /// such as `operandSegmentSizes` ask for `i32` once per op).
     pub fn int(width: u32) -> Type {
-        Type::new(TypeKind::Integer {
-            width,
-            signedness: Signedness::Signless,
-        })
+        static COMMON: [OnceLock<Type>; 5] = [const { OnceLock::new() }; 5];
+        let make = || {
+            Type::new(TypeKind::Integer {
+                width,
+                signedness: Signedness::Signless,
+            })
+        };
+        let slot = match width {
+            1 => &COMMON[0],
+            8 => &COMMON[1],
+            16 => &COMMON[2],
+            32 => &COMMON[3],
+            64 => &COMMON[4],
+            _ => return make(),
+        };
+        slot.get_or_init(make).clone()
     }
-    /// `index`.
+    /// `index` (a shared handle).
     pub fn index() -> Type {
-        Type::new(TypeKind::Index)
+        static INDEX: OnceLock<Type> = OnceLock::new();
+        INDEX.get_or_init(|| Type::new(TypeKind::Index)).clone()
     }
     /// A float type.
     pub fn float(k: FloatKind) -> Type {
