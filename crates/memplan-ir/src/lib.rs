@@ -36,7 +36,9 @@ pub use ir::{BlockId, Module, OpId, OperationState, RegionId, Use, ValueDef, Val
 pub use parser::{
     parse_module, Argument, Delimiter, PResult, ParseOptions, Parser, UnresolvedOperand,
 };
-pub use printer::{print_module, print_op, PrintOptions, Printer};
+pub use printer::{
+    print_module, print_module_chunked, print_module_to, print_op, PrintOptions, Printer,
+};
 pub use registry::{OpDef, Registry};
 pub use types::{FloatKind, Signedness, Type, TypeKind, DYNAMIC};
 pub use verify::verify;

@@ -99,6 +99,17 @@ pub struct Printer<'a> {
     scopes: Vec<NameScope<'a>>,
     /// Default dialects of the custom-printed ops whose regions are being printed.
     dialects: Vec<&'static str>,
+    /// Streaming: where finished text goes ([`print_module_to`]), and how much to buffer.
+    sink: Option<&'a mut dyn std::io::Write>,
+    chunk: usize,
+    /// Bytes already handed to the sink (positions below are absolute: `flushed + out.len()`).
+    flushed: usize,
+    /// Active custom printers: where their text starts (what a `false` return discards)
+    /// and whether they started printing a region (after which they may not fail, so
+    /// text before them may be streamed out).
+    frames: Vec<(usize, bool)>,
+    /// The first write error, or a custom printer that failed after its text was streamed.
+    error: Option<std::io::Error>,
 }
 
 /// Prints a whole module: alias definitions, the top-level op, the resource block.
@@ -115,6 +126,51 @@ pub fn print_module(m: &Module, reg: &Registry, opts: PrintOptions) -> String {
         p.out.push('\n');
     }
     p.out
+}
+
+/// Prints a whole module into `w` as [`print_module`] would, streaming the text out in
+/// pieces of about a megabyte instead of building it all in memory first.
+pub fn print_module_to(
+    m: &Module,
+    reg: &Registry,
+    opts: PrintOptions,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    print_module_chunked(m, reg, opts, w, 1 << 20)
+}
+
+/// [`print_module_to`] with the buffer size given: text is written out whenever at least
+/// `chunk` bytes are pending at a point between two ops (0: at every such point; used to
+/// test that streaming never changes the text).
+pub fn print_module_chunked(
+    m: &Module,
+    reg: &Registry,
+    opts: PrintOptions,
+    w: &mut dyn std::io::Write,
+    chunk: usize,
+) -> std::io::Result<()> {
+    let mut p = Printer::new(m, reg, opts);
+    p.out = String::with_capacity(chunk.clamp(1 << 12, 1 << 24) + (1 << 12));
+    p.sink = Some(w);
+    p.chunk = chunk;
+    for (name, text) in &m.alias_defs {
+        let _ = writeln!(p.out, "{name} = {text}");
+    }
+    p.print_top_op(m.top);
+    p.out.push('\n');
+    if let Some(meta) = &m.file_metadata {
+        p.out.push('\n');
+        p.out.push_str(meta);
+        p.out.push('\n');
+    }
+    if let Some(e) = p.error.take() {
+        return Err(e);
+    }
+    let rest = std::mem::take(&mut p.out);
+    match p.sink.take() {
+        Some(w) => w.write_all(rest.as_bytes()),
+        None => Ok(()),
+    }
 }
 
 /// Prints one op (and what it contains) on its own, e.g. for remarks and tests.
@@ -144,6 +200,11 @@ impl<'a> Printer<'a> {
             block_names: vec![None; m.num_blocks()],
             scopes: vec![NameScope::default()],
             dialects: Vec::new(),
+            sink: None,
+            chunk: 0,
+            flushed: 0,
+            frames: Vec::new(),
+            error: None,
         }
     }
 
@@ -256,6 +317,34 @@ impl<'a> Printer<'a> {
     }
 
     // ===== low-level output =====
+
+    /// Streams out the text that no active custom printer can still take back (called
+    /// between ops, when at least `chunk` bytes are pending).
+    fn maybe_flush(&mut self) {
+        if self.out.len() < self.chunk.max(1) || self.error.is_some() {
+            return;
+        }
+        let Some(w) = self.sink.as_mut() else {
+            return;
+        };
+        // Frames start in increasing order; the first one still allowed to fail bounds
+        // what may go out.
+        let limit = self
+            .frames
+            .iter()
+            .find(|f| !f.1)
+            .map_or(self.flushed + self.out.len(), |f| f.0);
+        let n = limit.saturating_sub(self.flushed).min(self.out.len());
+        if n == 0 {
+            return;
+        }
+        if let Err(e) = w.write_all(&self.out.as_bytes()[..n]) {
+            self.error = Some(e);
+            return;
+        }
+        self.out.drain(..n);
+        self.flushed += n;
+    }
 
     /// Appends raw text.
     pub fn write(&mut self, s: &str) {
@@ -534,8 +623,14 @@ impl<'a> Printer<'a> {
 
     /// Prints a region `{ ... }`; `print_entry_args`: print the entry block's label and
     /// arguments; `print_terminators`: print the last op of blocks that end in a terminator.
+    ///
+    /// A custom printer that prints a region has committed to its custom form: it must not
+    /// return `false` afterwards (text before the region may already be streamed out).
     pub fn print_region(&mut self, r: RegionId, print_entry_args: bool, print_terminators: bool) {
         let m = self.m;
+        if let Some(f) = self.frames.last_mut() {
+            f.1 = true;
+        }
         self.out.push('{');
         let blocks = m.region_blocks(r);
         for (i, &b) in blocks.iter().enumerate() {
@@ -569,6 +664,7 @@ impl<'a> Printer<'a> {
                 {
                     continue;
                 }
+                self.maybe_flush();
                 for _ in 0..self.indent {
                     self.out.push(' ');
                 }
@@ -611,7 +707,7 @@ impl<'a> Printer<'a> {
         };
         match def.and_then(|def| def.print.map(|f| (def, f))) {
             Some((def, f)) => {
-                let after_results = self.out.len();
+                let after_results = self.flushed + self.out.len();
                 // Like MLIR, drop the enclosing op's default dialect (`return` in a
                 // `func.func`); the parser resolves bare names through the same default.
                 let default = self.dialects.last().copied().unwrap_or("");
@@ -626,10 +722,22 @@ impl<'a> Printer<'a> {
                 };
                 self.out.push_str(shown);
                 self.dialects.push(def.default_dialect.unwrap_or(""));
+                self.frames.push((after_results, false));
                 let ok = f(self, op);
+                self.frames.pop();
                 self.dialects.pop();
                 if !ok {
-                    self.out.truncate(after_results);
+                    if after_results < self.flushed {
+                        // Broke the contract of `print_region`: the text is gone.
+                        self.error.get_or_insert_with(|| {
+                            std::io::Error::other(format!(
+                                "the printer of '{}' failed after printing a region",
+                                d.name
+                            ))
+                        });
+                    }
+                    self.out
+                        .truncate(after_results.saturating_sub(self.flushed));
                     self.print_generic_scoped(op);
                 }
             }

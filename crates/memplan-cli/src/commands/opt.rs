@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use memplan_ir::{
-    parse_module, print_module, verify, Diagnostic, Module, ParseOptions, PrintOptions, Registry,
-    SourceMap,
+    parse_module, print_module_to, verify, Diagnostic, Module, ParseOptions, PrintOptions,
+    Registry, SourceMap,
 };
 
 /// Arguments of `memplan opt`.
@@ -242,25 +242,32 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     }
     // The source is only needed for error messages: free it before the output is built.
     drop(sm);
-    let out = print_module(
-        &m,
-        &reg,
-        PrintOptions {
-            generic: args.print_generic,
-            debug_info: args.print_debuginfo,
-        },
-    );
+    let opts = PrintOptions {
+        generic: args.print_generic,
+        debug_info: args.print_debuginfo,
+    };
+    // Stream the text out (a large module's output is never held whole in memory).
+    let written = match &args.output {
+        Some(p) if p.as_os_str() != "-" => std::fs::File::create(p).and_then(|f| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+            print_module_to(&m, &reg, opts, &mut w)?;
+            std::io::Write::flush(&mut w)
+        }),
+        _ => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            print_module_to(&m, &reg, opts, &mut w).and_then(|()| std::io::Write::flush(&mut w))
+        }
+    };
     // The process exits right after: freeing a large module object by object only costs
     // time (about a tenth of a big run), so leave it to the OS.
     std::mem::forget(m);
-    match &args.output {
-        Some(p) if p.as_os_str() != "-" => {
-            if let Err(e) = std::fs::write(p, out) {
-                eprintln!("memplan opt: cannot write {}: {e}", p.display());
-                return ExitCode::from(2);
-            }
-        }
-        _ => print!("{out}"),
+    if let Err(e) = written {
+        let to = match &args.output {
+            Some(p) if p.as_os_str() != "-" => p.display().to_string(),
+            _ => "standard output".to_string(),
+        };
+        eprintln!("memplan opt: cannot write {to}: {e}");
+        return ExitCode::from(2);
     }
     ExitCode::SUCCESS
 }
