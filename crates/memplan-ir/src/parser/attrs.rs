@@ -34,6 +34,36 @@ impl SsaAffineCtx {
     }
 }
 
+/// Most distinct dictionary texts remembered by [`Parser::parse_optional_attr_dict`].
+const DICT_CACHE_MAX: usize = 4096;
+
+/// End of the `{...}` group at `p` when it is short (at most 256 bytes), on one line and
+/// nested at most 8 deep; `None` otherwise (such dictionaries are simply not cached).
+fn shallow_group(b: &[u8], p: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut q = p;
+    while q < b.len() && q < p + 256 {
+        match b[q] {
+            b'<' | b'(' | b'[' | b'{' => depth += 1,
+            b'>' | b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(q + 1);
+                }
+            }
+            b'-' if b.get(q + 1) == Some(&b'>') => q += 1,
+            b'"' => q = crate::lexer::scan_string(b, q)? - 1,
+            b'\n' | b'/' | b'#' => return None,
+            _ => {}
+        }
+        if depth > 8 {
+            return None;
+        }
+        q += 1;
+    }
+    None
+}
+
 /// The value of a decimal literal of at most 18 digits (no overflow possible), else `None`.
 fn small_decimal(t: &str) -> Option<i64> {
     if t.is_empty() || t.len() > 18 || !t.bytes().all(|b| b.is_ascii_digit()) {
@@ -159,6 +189,32 @@ impl<'a> Parser<'a> {
         if !self.at(Tok::LBrace) {
             return Ok(());
         }
+        // Dictionaries repeat verbatim (every generic `linalg.fill` spells the same
+        // `operandSegmentSizes`): the exact text of a shallow one parsed before gives the
+        // same entries. Only for a fresh dictionary, away from the nesting limit.
+        let start = self.current_pos();
+        let key = if into.is_empty() && self.depth + 64 < super::MAX_DEPTH {
+            shallow_group(self.src.as_bytes(), start).map(|end| (end, &self.src[start..end]))
+        } else {
+            None
+        };
+        if let Some((end, text)) = key {
+            if let Some(d) = self.dict_cache.get(text) {
+                *into = d.clone();
+                self.reset(end);
+                return Ok(());
+            }
+        }
+        self.parse_attr_dict_entries(into)?;
+        if let Some((end, text)) = key {
+            if self.prev_end as usize == end && self.dict_cache.len() < DICT_CACHE_MAX {
+                self.dict_cache.insert(text, into.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn parse_attr_dict_entries(&mut self, into: &mut Dict) -> PResult<()> {
         self.bump();
         if self.consume_if(Tok::RBrace) {
             return Ok(());

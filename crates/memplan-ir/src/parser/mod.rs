@@ -123,6 +123,8 @@ pub struct Parser<'a> {
     type_aliases: HashMap<String, Type>,
     type_cache: FxHashMap<&'a str, Type>,
     type_interner: FxHashSet<Type>,
+    /// Parsed dictionaries by their exact source text (see `parse_optional_attr_dict`).
+    dict_cache: FxHashMap<&'a str, Dict>,
     attr_aliases: HashMap<String, Attribute>,
     scopes: Vec<ValueScope<'a>>,
     /// Emptied scopes kept for reuse: a region's name tables keep their capacity, so the
@@ -162,6 +164,7 @@ impl<'a> Parser<'a> {
             type_aliases: HashMap::new(),
             type_cache: FxHashMap::default(),
             type_interner: FxHashSet::default(),
+            dict_cache: FxHashMap::default(),
             attr_aliases: HashMap::new(),
             scopes: Vec::new(),
             scope_pool: Vec::new(),
