@@ -81,6 +81,9 @@ struct Name<'a> {
 
 const NO_INDEX: u32 = u32::MAX;
 
+/// Most distinct types whose printed text the printer remembers.
+const TYPE_CACHE_MAX: usize = 1 << 14;
+
 /// The printer; custom op printers receive `&mut Printer` and use its `print_*` methods.
 pub struct Printer<'a> {
     m: &'a Module,
@@ -92,9 +95,9 @@ pub struct Printer<'a> {
     names: Vec<Name<'a>>,
     /// Textual name bases (hints, `argN`).
     strs: Vec<Box<str>>,
-    /// Printed value types, by the address of the shared type (values keep their types
-    /// alive for the printer's lifetime, so an address cannot be reused meanwhile).
-    type_text: FxHashMap<usize, Box<str>>,
+    /// Printed types, by the address of the shared type data; each entry holds a handle
+    /// to its type, so the address cannot be reused while the printer lives.
+    type_text: FxHashMap<usize, (Type, Box<str>)>,
     block_names: Vec<Option<u32>>,
     scopes: Vec<NameScope<'a>>,
     /// Default dialects of the custom-printed ops whose regions are being printed.
@@ -418,15 +421,7 @@ impl<'a> Printer<'a> {
     }
     /// Prints the type of value `v` (cached per shared type).
     pub fn print_value_type(&mut self, v: ValueId) {
-        let t = self.m.value_type(v);
-        let key = t.as_ptr() as usize;
-        if let Some(s) = self.type_text.get(&key) {
-            self.out.push_str(s);
-            return;
-        }
-        let s = t.to_string();
-        self.out.push_str(&s);
-        self.type_text.insert(key, s.into());
+        self.print_type(self.m.value_type(v));
     }
     /// Prints `%a, %b`.
     pub fn print_operands(&mut self, vs: &[ValueId]) {
@@ -439,7 +434,16 @@ impl<'a> Printer<'a> {
     }
     /// Prints a type.
     pub fn print_type(&mut self, t: &Type) {
-        let _ = write!(self.out, "{t}");
+        let key = t.as_ptr() as usize;
+        if let Some((_, s)) = self.type_text.get(&key) {
+            self.out.push_str(s);
+            return;
+        }
+        let s = t.to_string();
+        self.out.push_str(&s);
+        if self.type_text.len() < TYPE_CACHE_MAX {
+            self.type_text.insert(key, (t.clone(), s.into()));
+        }
     }
     /// Prints `t1, t2`.
     pub fn print_types(&mut self, ts: &[Type]) {

@@ -263,7 +263,7 @@ fn dim_is_valid_symbol(m: &Module, dim: OpId, scope: Option<OpId>, depth: u32) -
     let Some(d) = def else { return false };
     let dyn_sizes: Vec<ValueId> = match m.op(d).name.as_str() {
         "memref.alloc" | "memref.alloca" => match segments(m, d, 2) {
-            Some(s) => s[0].clone(),
+            Some(s) => s[0].to_vec(),
             None => return false,
         },
         "memref.view" => m
@@ -272,7 +272,7 @@ fn dim_is_valid_symbol(m: &Module, dim: OpId, scope: Option<OpId>, depth: u32) -
             .map(<[_]>::to_vec)
             .unwrap_or_default(),
         "memref.subview" => match segments(m, d, 4) {
-            Some(s) => s[2].clone(),
+            Some(s) => s[2].to_vec(),
             None => return false,
         },
         _ => return false,

@@ -395,7 +395,7 @@ fn verify_dealloc(m: &Module, op: OpId) -> Result<(), String> {
             seg[2].len()
         ));
     }
-    for &v in seg[0].iter().chain(&seg[2]) {
+    for &v in seg[0].iter().chain(seg[2]) {
         if !is_memref(m.value_type(v)) {
             return Err(format!(
                 "expects memref operands, got '{}'",

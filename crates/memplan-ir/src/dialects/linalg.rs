@@ -1145,17 +1145,17 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
     }
     let b = m.region_blocks(regions[0])[0];
     let args = m.block_args(b);
-    let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
+    let n_all = ins.len() + outs.len();
     if d.name == "linalg.generic" || named(&d.name).is_some() || d.name == "linalg.reduce" {
-        if args.len() != all.len() {
+        if args.len() != n_all {
             return Err(format!(
                 "expected as many non-induction variable region arguments as the number of input/output operands ({} vs {})",
                 args.len(),
-                all.len()
+                n_all
             ));
         }
         if d.name == "linalg.generic" {
-            for (i, (&a, &v)) in args.iter().zip(&all).enumerate() {
+            for (i, (&a, &v)) in args.iter().zip(ins.iter().chain(outs)).enumerate() {
                 let want = elem_or_self(m.value_type(v));
                 let got = m.value_type(a);
                 if *got != want {
@@ -1167,6 +1167,7 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
         }
     }
     if d.name == "linalg.generic" {
+        let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
         verify_generic_maps(m, op, &all)?;
     }
     Ok(())

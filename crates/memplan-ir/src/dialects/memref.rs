@@ -81,8 +81,8 @@ pub(crate) fn set_segments(st: &mut OperationState, sizes: &[usize]) {
 
 /// Splits the operands of `op` by its `operandSegmentSizes` (which must have `n` entries
 /// summing to the operand count).
-pub(crate) fn segments(m: &Module, op: OpId, n: usize) -> Option<Vec<Vec<ValueId>>> {
-    let sizes = int_array(m, op, "operandSegmentSizes")?;
+pub(crate) fn segments(m: &Module, op: OpId, n: usize) -> Option<Vec<&[ValueId]>> {
+    let sizes = prop(m, op, "operandSegmentSizes").and_then(|a| a.as_int_array())?;
     let ops = m.operands(op);
     if sizes.len() != n || sizes.iter().any(|&s| s < 0) {
         return None;
@@ -90,10 +90,10 @@ pub(crate) fn segments(m: &Module, op: OpId, n: usize) -> Option<Vec<Vec<ValueId
     if sizes.iter().sum::<i64>() != ops.len() as i64 {
         return None;
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(n);
     let mut at = 0usize;
-    for s in sizes {
-        out.push(ops[at..at + s as usize].to_vec());
+    for &s in sizes {
+        out.push(&ops[at..at + s as usize]);
         at += s as usize;
     }
     Some(out)
@@ -104,7 +104,7 @@ pub(crate) fn segments_checked(
     m: &Module,
     op: OpId,
     n: usize,
-) -> Result<Vec<Vec<ValueId>>, String> {
+) -> Result<Vec<&[ValueId]>, String> {
     segments(m, op, n).ok_or_else(|| {
         format!(
             "operandSegmentSizes must have {n} non-negative entries summing to the operand count"
@@ -1356,7 +1356,7 @@ fn parse_subview(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 }
 
 /// Reads `static_offsets/sizes/strides` and checks them against the dynamic operand segments.
-fn static_lists(m: &Module, op: OpId, seg: &[Vec<ValueId>]) -> Option<[Vec<i64>; 3]> {
+fn static_lists(m: &Module, op: OpId, seg: &[&[ValueId]]) -> Option<[Vec<i64>; 3]> {
     let o = int_array(m, op, "static_offsets")?;
     let s = int_array(m, op, "static_sizes")?;
     let t = int_array(m, op, "static_strides")?;
@@ -1373,7 +1373,7 @@ fn print_subview(p: &mut Printer<'_>, op: OpId) -> bool {
 fn check_static_lists(
     m: &Module,
     op: OpId,
-    seg: &[Vec<ValueId>],
+    seg: &[&[ValueId]],
     rank: usize,
 ) -> Result<[Vec<i64>; 3], String> {
     let names = ["static_offsets", "static_sizes", "static_strides"];

@@ -961,7 +961,7 @@ fn verify_parallel(m: &Module, op: OpId) -> Result<(), String> {
     if n == 0 {
         return Err("needs at least one tuple element for lowerBound, upperBound and step".into());
     }
-    for &s in &seg[2] {
+    for &s in seg[2] {
         if constant_int(m, s).is_some_and(|c| c <= 0) {
             return Err("constant step operand must be positive".into());
         }
@@ -1220,7 +1220,7 @@ fn parse_forall(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 }
 
 /// The static bound lists of a forall, each checked against its dynamic operand segment.
-fn forall_lists(m: &Module, op: OpId, seg: &[Vec<ValueId>]) -> Option<[Vec<i64>; 3]> {
+fn forall_lists(m: &Module, op: OpId, seg: &[&[ValueId]]) -> Option<[Vec<i64>; 3]> {
     let mut out: [Vec<i64>; 3] = Default::default();
     for (i, name) in FORALL_LISTS.iter().enumerate() {
         let l = int_array(m, op, name)?;
@@ -1370,7 +1370,7 @@ fn verify_forall(m: &Module, op: OpId) -> Result<(), String> {
             return Err(format!("expects {i}-th block argument to be an index"));
         }
     }
-    for (i, (&a, &o)) in args[n..].iter().zip(outs).enumerate() {
+    for (i, (&a, &o)) in args[n..].iter().zip(outs.iter()).enumerate() {
         if m.value_type(a) != m.value_type(o) {
             return Err(format!(
                 "type mismatch between {i}-th output and corresponding block argument"
