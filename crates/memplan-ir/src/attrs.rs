@@ -502,7 +502,19 @@ impl Attribute {
                 s.push(']');
             }
             Attribute::DenseArray { elem, values } => {
-                let _ = write!(s, "array<{elem}");
+                s.push_str("array<");
+                match elem.kind() {
+                    TypeKind::Integer {
+                        width,
+                        signedness: crate::types::Signedness::Signless,
+                    } => {
+                        s.push('i');
+                        push_int(s, i64::from(*width));
+                    }
+                    _ => {
+                        let _ = write!(s, "{elem}");
+                    }
+                }
                 let is_bool = is_signless_i1(elem);
                 match values {
                     DenseArrayValues::Int(v) => {

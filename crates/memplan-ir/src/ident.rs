@@ -27,6 +27,14 @@ impl Ident {
     pub const fn new_static(s: &'static str) -> Ident {
         Ident(Repr::Static(s))
     }
+    /// Address and length of the text when it is static (a cheap identity for lookups
+    /// keyed by the registry's own strings).
+    pub fn static_key(&self) -> Option<(usize, usize)> {
+        match &self.0 {
+            Repr::Static(s) => Some((s.as_ptr() as usize, s.len())),
+            Repr::Owned(_) => None,
+        }
+    }
     /// The text.
     pub fn as_str(&self) -> &str {
         match &self.0 {

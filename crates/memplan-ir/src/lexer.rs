@@ -301,6 +301,15 @@ pub fn unescape(text: &str) -> Result<Vec<u8>, usize> {
 /// Writes `bytes` as an MLIR string literal (with quotes), escaping as MLIR does.
 pub fn escape_into(out: &mut String, bytes: &[u8]) {
     out.push('"');
+    // Common case (op names, keys): printable ASCII with nothing to escape, copied whole.
+    if bytes
+        .iter()
+        .all(|&c| (0x20..=0x7e).contains(&c) && c != b'"' && c != b'\\')
+    {
+        out.push_str(std::str::from_utf8(bytes).unwrap_or(""));
+        out.push('"');
+        return;
+    }
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];

@@ -293,7 +293,8 @@ impl<'a> Printer<'a> {
         }
         let isolated = self
             .reg
-            .has_trait(&m.op(op).name, traits::ISOLATED_FROM_ABOVE);
+            .lookup(&m.op(op).name)
+            .is_some_and(|d| d.has(traits::ISOLATED_FROM_ABOVE));
         if isolated {
             self.scopes.push(NameScope::default());
         }
@@ -664,7 +665,10 @@ impl<'a> Printer<'a> {
             for o in m.block_ops(b) {
                 if !print_terminators
                     && Some(o) == last
-                    && self.reg.has_trait(&m.op(o).name, traits::TERMINATOR)
+                    && self
+                        .reg
+                        .lookup(&m.op(o).name)
+                        .is_some_and(|d| d.has(traits::TERMINATOR))
                 {
                     continue;
                 }
@@ -707,7 +711,7 @@ impl<'a> Printer<'a> {
         let def = if self.opts.generic {
             None
         } else {
-            self.reg.get(&d.name)
+            self.reg.lookup(&d.name)
         };
         match def.and_then(|def| def.print.map(|f| (def, f))) {
             Some((def, f)) => {

@@ -82,6 +82,9 @@ impl OpDef {
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
     ops: FxHashMap<&'static str, OpDef>,
+    /// The same definitions keyed by the address and length of their static name, for
+    /// [`Registry::lookup`] (op names parsed from text borrow exactly these strings).
+    by_addr: FxHashMap<(usize, usize), OpDef>,
     /// Attribute names with static text: every op's inherent names plus [`COMMON_ATTRS`].
     attr_names: FxHashMap<&'static str, ()>,
 }
@@ -122,7 +125,22 @@ impl Registry {
         for a in def.inherent {
             self.attr_names.insert(a, ());
         }
-        self.ops.insert(def.name, def);
+        if let Some(old) = self.ops.insert(def.name, def) {
+            self.by_addr
+                .remove(&(old.name.as_ptr() as usize, old.name.len()));
+        }
+        self.by_addr
+            .insert((def.name.as_ptr() as usize, def.name.len()), def);
+    }
+    /// Looks up an op name; names that borrow the registry's text are found by address
+    /// (no string hashing), others by text.
+    pub fn lookup(&self, name: &Ident) -> Option<&OpDef> {
+        if let Some(k) = name.static_key() {
+            if let Some(d) = self.by_addr.get(&k) {
+                return Some(d);
+            }
+        }
+        self.ops.get(name.as_str())
     }
     /// The attribute name `name` as an [`Ident`], borrowing static text when the registry
     /// knows the name (no allocation), owning a copy otherwise.

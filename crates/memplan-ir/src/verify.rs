@@ -37,7 +37,7 @@ pub fn verify(m: &Module, reg: &Registry) -> Result<(), Diagnostic> {
     // The registry entry of every op, looked up once.
     let mut defs: Vec<Option<&OpDef>> = vec![None; m.num_ops()];
     for &op in &ops {
-        defs[op.index()] = reg.get(&m.op(op).name);
+        defs[op.index()] = reg.lookup(&m.op(op).name);
     }
     for &op in &ops {
         let graph = defs[op.index()].is_none_or(|d| d.has(traits::GRAPH_REGION));
@@ -308,7 +308,7 @@ impl Ctx<'_> {
                 match m.last_op(b) {
                     None => return Err(err(m, op, "empty block: expect at least a terminator")),
                     Some(last) => {
-                        if let Some(ld) = self.reg.get(&m.op(last).name) {
+                        if let Some(ld) = self.reg.lookup(&m.op(last).name) {
                             if !ld.has(traits::TERMINATOR) {
                                 return Err(Diagnostic::new(
                                     span_of(m, last),
@@ -447,7 +447,8 @@ impl Ctx<'_> {
             };
             if self
                 .reg
-                .has_trait(&m.op(parent).name, traits::ISOLATED_FROM_ABOVE)
+                .lookup(&m.op(parent).name)
+                .is_some_and(|d| d.has(traits::ISOLATED_FROM_ABOVE))
             {
                 return Err(Diagnostic::new(
                     span_of(m, user),

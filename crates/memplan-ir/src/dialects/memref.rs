@@ -100,11 +100,7 @@ pub(crate) fn segments(m: &Module, op: OpId, n: usize) -> Option<Vec<&[ValueId]>
 }
 
 /// Like [`segments`] but verifier-friendly: an error message when the property is off.
-pub(crate) fn segments_checked(
-    m: &Module,
-    op: OpId,
-    n: usize,
-) -> Result<Vec<&[ValueId]>, String> {
+pub(crate) fn segments_checked(m: &Module, op: OpId, n: usize) -> Result<Vec<&[ValueId]>, String> {
     segments(m, op, n).ok_or_else(|| {
         format!(
             "operandSegmentSizes must have {n} non-negative entries summing to the operand count"
