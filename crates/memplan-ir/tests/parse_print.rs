@@ -230,7 +230,7 @@ fn locations_aliases_and_resources_are_read() {
 "#;
     let m = parse(src).unwrap();
     let op = m.first_op(m.body()).unwrap();
-    assert!(matches!(m.op(op).loc, Location::Fused { .. }));
+    assert!(matches!(m.op(op).loc(), Location::Fused { .. }));
     let out = print(&m, true);
     assert!(out.contains("-> tuple<i32>"), "{out}");
     assert!(out.contains("dialect_resources"), "{out}");
