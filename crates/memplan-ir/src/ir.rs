@@ -153,8 +153,9 @@ pub struct ValueData {
     pub ty: Type,
     def: ValueDef,
     uses: Vec<Use>,
-    /// The SSA name it had in the source (`c0` for `%c0`), a hint for the printer.
-    pub name_hint: Option<Box<str>>,
+    /// The SSA name it had in the source (`c0` for `%c0`), a hint for the printer: a span
+    /// of `Module::hint_text` (see [`Module::name_hint`]).
+    hint: Hint,
     /// Location of a block argument (see [`ValueData::loc`]).
     loc: Option<Box<Location>>,
 }
@@ -224,8 +225,17 @@ pub struct BlockData {
     parent: Option<RegionId>,
     first: Option<OpId>,
     last: Option<OpId>,
-    /// The label it had in the source (`bb3`), a hint for the printer.
-    pub name_hint: Option<String>,
+    /// The label it had in the source (`bb3`), a span of `Module::hint_text` (see
+    /// [`Module::block_name_hint`]).
+    hint: Hint,
+}
+
+/// A name hint: `len` bytes of `Module::hint_text` from `start` (`len == 0`: none; source
+/// names are never empty). One shared buffer instead of a heap string per named value.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hint {
+    start: u32,
+    len: u32,
 }
 
 /// Data of a region.
@@ -282,6 +292,8 @@ pub struct Module {
     values: Vec<ValueData>,
     /// Result ids of all ops, each op owning a contiguous run.
     result_ids: Vec<ValueId>,
+    /// Text of all name hints (values and blocks).
+    hint_text: String,
     /// Operands of all ops, regions of all ops, arguments of all blocks, blocks of all
     /// regions (see [`Run`]).
     operand_pool: Pool<ValueId>,
@@ -314,6 +326,7 @@ impl Module {
             regions: Vec::new(),
             values: Vec::new(),
             result_ids: Vec::new(),
+            hint_text: String::new(),
             operand_pool: Pool::new(ValueId(NIL)),
             region_pool: Pool::new(RegionId(NIL)),
             arg_pool: Pool::new(ValueId(NIL)),
@@ -371,6 +384,44 @@ impl Module {
     pub fn value_type(&self, v: ValueId) -> &Type {
         &self.values[v.index()].ty
     }
+    /// The SSA name `v` had in the source (`c0` for `%c0`), a hint for the printer.
+    pub fn name_hint(&self, v: ValueId) -> Option<&str> {
+        self.hint_str(self.values[v.index()].hint)
+    }
+    /// Sets (or clears) the name hint of `v`.
+    pub fn set_name_hint(&mut self, v: ValueId, hint: Option<&str>) {
+        let h = self.store_hint(hint);
+        self.values[v.index()].hint = h;
+    }
+    /// The label block `b` had in the source (`bb3`).
+    pub fn block_name_hint(&self, b: BlockId) -> Option<&str> {
+        self.hint_str(self.blocks[b.index()].hint)
+    }
+    /// Sets (or clears) the label hint of block `b`.
+    pub fn set_block_name_hint(&mut self, b: BlockId, hint: Option<&str>) {
+        let h = self.store_hint(hint);
+        self.blocks[b.index()].hint = h;
+    }
+    fn hint_str(&self, h: Hint) -> Option<&str> {
+        if h.len == 0 {
+            return None;
+        }
+        self.hint_text
+            .get(h.start as usize..(h.start + h.len) as usize)
+    }
+    fn store_hint(&mut self, hint: Option<&str>) -> Hint {
+        match hint {
+            Some(t) if !t.is_empty() && self.hint_text.len() + t.len() <= u32::MAX as usize => {
+                let start = self.hint_text.len() as u32;
+                self.hint_text.push_str(t);
+                Hint {
+                    start,
+                    len: t.len() as u32,
+                }
+            }
+            _ => Hint::default(),
+        }
+    }
     /// Where a value is defined.
     pub fn value_def(&self, v: ValueId) -> ValueDef {
         self.values[v.index()].def
@@ -408,6 +459,7 @@ impl Module {
         self.ops.reserve(ops);
         self.values.reserve(values);
         self.result_ids.reserve(values);
+        self.hint_text.reserve(values);
         self.operand_pool.reserve(ops);
         self.region_pool.reserve(blocks);
         self.arg_pool.reserve(blocks);
@@ -549,7 +601,7 @@ impl Module {
             ty,
             def,
             uses: Vec::new(),
-            name_hint: None,
+            hint: Hint::default(),
             loc: None,
         });
         id

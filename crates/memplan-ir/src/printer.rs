@@ -273,7 +273,7 @@ impl<'a> Printer<'a> {
         let m = self.m;
         let results = m.results(op);
         if !results.is_empty() {
-            let base = self.fresh(m.value(results[0]).name_hint.as_deref(), false);
+            let base = self.fresh(m.name_hint(results[0]), false);
             if results.len() == 1 {
                 self.names[results[0].index()] = Name {
                     base,
@@ -302,7 +302,7 @@ impl<'a> Printer<'a> {
             for (bi, &b) in m.region_blocks(r).iter().enumerate() {
                 self.block_names[b.index()] = Some(bi as u32);
                 for &a in m.block_args(b) {
-                    let base = self.fresh(m.value(a).name_hint.as_deref(), bi == 0);
+                    let base = self.fresh(m.name_hint(a), bi == 0);
                     self.names[a.index()] = Name {
                         base,
                         index: NO_INDEX,

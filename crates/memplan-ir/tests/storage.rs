@@ -87,13 +87,22 @@ fn names_and_locations() {
     assert!(matches!(m.op(add).loc(), Location::File { line: 2, .. }));
     assert!(matches!(m.op(m.top).loc(), Location::Unknown));
     let a = m.operands(add)[0];
-    assert!(matches!(m.value(a).loc(), Some(Location::File { line: 1, .. })));
-    assert_eq!(m.value(a).name_hint.as_deref(), Some("a"));
+    assert!(matches!(
+        m.value(a).loc(),
+        Some(Location::File { line: 1, .. })
+    ));
+    assert_eq!(m.name_hint(a), Some("a"));
+    assert_eq!(m.name_hint(m.results(add)[0]), None);
     // Registered op names and known attribute names compare as text.
     assert_eq!(m.op(add).name.as_str(), "arith.addi");
     assert_eq!(reg().attr_name("sym_name"), "sym_name");
-    assert_eq!(reg().attr_name("my.own"), Ident::from(String::from("my.own")));
-    assert!(reg().lookup(&Ident::from(String::from("arith.addi"))).is_some());
+    assert_eq!(
+        reg().attr_name("my.own"),
+        Ident::from(String::from("my.own"))
+    );
+    assert!(reg()
+        .lookup(&Ident::from(String::from("arith.addi")))
+        .is_some());
     assert!(reg().lookup(&m.op(add).name).is_some());
 }
 

@@ -646,7 +646,7 @@ impl<'a> Parser<'a> {
         };
         if !name.as_bytes()[0].is_ascii_digit() {
             for i in 0..count {
-                self.m.value_mut(ValueId(first.0 + i)).name_hint = Some(name.into());
+                self.m.set_name_hint(ValueId(first.0 + i), Some(name));
             }
         }
         let Some(scope) = self.scopes.last_mut() else {
@@ -1217,7 +1217,7 @@ impl<'a> Parser<'a> {
             }
             None => {
                 let b = self.m.create_block();
-                self.m.block_mut(b).name_hint = Some(name.to_string());
+                self.m.set_block_name_hint(b, Some(name));
                 bs.blocks.insert(name, (b, define, span));
                 if define {
                     self.m.append_block(region, b);

@@ -328,7 +328,7 @@ fn alloc_alignment(m: &Module, alloc: OpId) -> Option<u64> {
 fn value_label(m: &Module, alloc: OpId, trace: usize) -> String {
     m.results(alloc)
         .first()
-        .and_then(|&r| m.value(r).name_hint.clone())
+        .and_then(|&r| m.name_hint(r).map(str::to_string))
         .map_or_else(|| format!("alloc#{trace}"), |h| format!("%{h}"))
 }
 
@@ -573,7 +573,7 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
     let arena_op = m.create_op(st);
     m.prepend_op(block, arena_op);
     let arena = m.result(arena_op, 0);
-    m.value_mut(arena).name_hint = Some("arena".into());
+    m.set_name_hint(arena, Some("arena"));
 
     // One constant per distinct offset, right after the arena.
     let distinct: BTreeSet<u64> = p.offsets.iter().copied().collect();
@@ -612,7 +612,8 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
         let view = m.create_op(st);
         m.insert_before(a.alloc, view);
         let new = m.result(view, 0);
-        m.value_mut(new).name_hint = m.value(old).name_hint.clone();
+        let hint = m.name_hint(old).map(str::to_string);
+        m.set_name_hint(new, hint.as_deref());
         m.replace_all_uses(old, new);
         m.erase_op(a.alloc);
     }
