@@ -132,6 +132,10 @@ pub struct Parser<'a> {
     scope_pool: Vec<ValueScope<'a>>,
     block_scopes: Vec<BlockScope<'a>>,
     block_scope_pool: Vec<FxHashMap<&'a str, (BlockId, bool, Span)>>,
+    /// Emptied per-op scratch lists (result name groups, generic operand lists), reused
+    /// so that parsing an op allocates only what the module keeps.
+    group_pool: Vec<Vec<(&'a str, u32, Span)>>,
+    operand_pool: Vec<Vec<UnresolvedOperand>>,
     dialect_stack: Vec<&'static str>,
     /// Parallel to `dialect_stack`: whether the op whose regions are being parsed is
     /// isolated from above (its regions start a fresh SSA name scope for shadowing checks).
@@ -170,6 +174,8 @@ impl<'a> Parser<'a> {
             scope_pool: Vec::new(),
             block_scopes: Vec::new(),
             block_scope_pool: Vec::new(),
+            group_pool: Vec::new(),
+            operand_pool: Vec::new(),
             dialect_stack: vec!["builtin"],
             isolated_stack: vec![true],
             depth: 0,
@@ -618,10 +624,11 @@ impl<'a> Parser<'a> {
                 format!("{} operands present, but expected {}", us.len(), tys.len()),
             ));
         }
-        us.iter()
-            .zip(tys)
-            .map(|(u, t)| self.resolve_operand(u, t))
-            .collect()
+        let mut out = Vec::with_capacity(us.len());
+        for (u, t) in us.iter().zip(tys) {
+            out.push(self.resolve_operand(u, t)?);
+        }
+        Ok(out)
     }
     /// Resolves every operand with type `ty`.
     pub fn resolve_operands_same(
@@ -904,7 +911,7 @@ impl<'a> Parser<'a> {
     fn parse_operation(&mut self, block: BlockId) -> PResult<OpId> {
         self.enter()?;
         let op_start = self.tok.span;
-        let mut groups: Vec<(&'a str, u32, Span)> = Vec::new();
+        let mut groups = self.group_pool.pop().unwrap_or_default();
         if self.at(Tok::PercentId) {
             loop {
                 let span = self.expect(Tok::PercentId, "SSA value name")?;
@@ -977,11 +984,13 @@ impl<'a> Parser<'a> {
         self.m.op_mut(op).span = op_start;
         self.m.append_op(block, op);
         let mut i = 0usize;
-        for (name, count, span) in groups {
+        for &(name, count, span) in &groups {
             let first = self.m.results(op)[i];
             i += count as usize;
             self.define_values(name, first, count, span)?;
         }
+        groups.clear();
+        self.group_pool.push(groups);
         self.leave();
         Ok(op)
     }
@@ -1042,7 +1051,11 @@ impl<'a> Parser<'a> {
 
     fn parse_generic_op_body(&mut self, name: Ident, name_span: Span) -> PResult<OperationState> {
         let mut st = OperationState::new(name);
-        let operands = self.parse_operand_list_delimited(Delimiter::Paren)?;
+        let mut operands = self.operand_pool.pop().unwrap_or_default();
+        self.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+            operands.push(p.parse_operand()?);
+            Ok(())
+        })?;
         if self.consume_if(Tok::LBracket) {
             loop {
                 let b = self.parse_successor()?;
@@ -1098,6 +1111,8 @@ impl<'a> Parser<'a> {
         }
         st.operands = self.resolve_operands(&operands, ins, name_span)?;
         st.result_types = outs.to_vec();
+        operands.clear();
+        self.operand_pool.push(operands);
         Ok(st)
     }
 
