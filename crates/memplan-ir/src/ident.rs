@@ -160,7 +160,9 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a, "memref.alloc");
         assert_ne!(a, Ident::from("memref.dealloc"));
-        assert!(Ident::from("a") < Ident::from(String::from("b")));
+        let (x, y) = (Ident::from("a"), Ident::from(String::from("b")));
+        assert!(x < y);
+        assert_eq!(x.cmp(&y), std::cmp::Ordering::Less);
         assert_eq!(format!("{a} {b:?}"), "memref.alloc \"memref.alloc\"");
     }
 }

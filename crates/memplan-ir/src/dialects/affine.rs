@@ -510,8 +510,8 @@ fn print_for(p: &mut Printer<'_>, op: OpId) -> bool {
         || ub.results.is_empty()
         || args.len() != seg[2].len() + 1
         || !m.value_type(args[0]).is_index()
-        || types_of(m, &args[1..]) != types_of(m, &seg[2])
-        || types_of(m, m.results(op)) != types_of(m, &seg[2])
+        || types_of(m, &args[1..]) != types_of(m, seg[2])
+        || types_of(m, m.results(op)) != types_of(m, seg[2])
         || args.iter().any(|&a| m.value(a).loc().is_some())
     {
         return false;
@@ -519,16 +519,16 @@ fn print_for(p: &mut Printer<'_>, op: OpId) -> bool {
     p.write(" ");
     p.print_operand(args[0]);
     p.write(" = ");
-    print_bound(p, &lb, &seg[0], "max");
+    print_bound(p, &lb, seg[0], "max");
     p.write(" to ");
-    print_bound(p, &ub, &seg[1], "min");
+    print_bound(p, &ub, seg[1], "min");
     if step != 1 {
         p.write(&format!(" step {step}"));
     }
-    print_assignment_list(p, " iter_args", &args[1..], &seg[2]);
+    print_assignment_list(p, " iter_args", &args[1..], seg[2]);
     if !seg[2].is_empty() {
         p.write(" -> (");
-        p.print_value_types(&seg[2]);
+        p.print_value_types(seg[2]);
         p.write(")");
     }
     p.write(" ");
@@ -561,8 +561,8 @@ fn verify_for(m: &Module, op: OpId) -> Result<(), String> {
     if (ub.num_dims + ub.num_symbols) as usize != seg[1].len() {
         return Err("upper bound operand count does not match the affine map".into());
     }
-    check_dims_syms(m, op, &seg[0], lb.num_dims as usize)?;
-    check_dims_syms(m, op, &seg[1], ub.num_dims as usize)?;
+    check_dims_syms(m, op, seg[0], lb.num_dims as usize)?;
+    check_dims_syms(m, op, seg[1], ub.num_dims as usize)?;
     if m.results(op).len() != seg[2].len() {
         return Err("mismatch between the number of loop-carried values and results".into());
     }
@@ -1058,9 +1058,9 @@ fn print_linearize(p: &mut Printer<'_>, op: OpId) -> bool {
         p.write(" disjoint");
     }
     p.write(" [");
-    p.print_operands(&seg[0]);
+    p.print_operands(seg[0]);
     p.write("] by ");
-    p.print_dynamic_index_list(&seg[1], &basis, '(', ')');
+    p.print_dynamic_index_list(seg[1], &basis, '(', ')');
     print_attrs(p, op, &["static_basis", "disjoint", "operandSegmentSizes"]);
     p.write(" : ");
     p.print_value_types(m.results(op));

@@ -228,7 +228,7 @@ fn print_alloc_tensor(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     p.write("(");
-    p.print_operands(&seg[0]);
+    p.print_operands(seg[0]);
     p.write(")");
     if let Some(&c) = seg[1].first() {
         p.write(" copy(");
@@ -361,18 +361,18 @@ fn print_dealloc(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     if !seg[0].is_empty() {
         p.write(" (");
-        p.print_operands(&seg[0]);
+        p.print_operands(seg[0]);
         p.write(" : ");
-        p.print_value_types(&seg[0]);
+        p.print_value_types(seg[0]);
         p.write(") if (");
-        p.print_operands(&seg[1]);
+        p.print_operands(seg[1]);
         p.write(")");
     }
     if !seg[2].is_empty() {
         p.write(" retain (");
-        p.print_operands(&seg[2]);
+        p.print_operands(seg[2]);
         p.write(" : ");
-        p.print_value_types(&seg[2]);
+        p.print_value_types(seg[2]);
         p.write(")");
     }
     print_attrs(p, op, &["operandSegmentSizes"]);
@@ -403,7 +403,7 @@ fn verify_dealloc(m: &Module, op: OpId) -> Result<(), String> {
             ));
         }
     }
-    if types_of(m, &seg[1]).iter().any(|t| *t != Type::int(1))
+    if types_of(m, seg[1]).iter().any(|t| *t != Type::int(1))
         || types_of(m, m.results(op))
             .iter()
             .any(|t| *t != Type::int(1))

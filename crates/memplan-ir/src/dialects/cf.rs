@@ -158,9 +158,9 @@ fn print_cond_br(p: &mut Printer<'_>, op: OpId) -> bool {
         elided.push("branch_weights");
     }
     p.write(", ");
-    p.print_successor_and_use_list(t, &seg[1]);
+    p.print_successor_and_use_list(t, seg[1]);
     p.write(", ");
-    p.print_successor_and_use_list(f, &seg[2]);
+    p.print_successor_and_use_list(f, seg[2]);
     print_attrs(p, op, &elided);
     true
 }
@@ -196,8 +196,8 @@ fn verify_cond_br(m: &Module, op: OpId) -> Result<(), String> {
         _ => return Err("requires one condition operand".into()),
     }
     check_weights(m, op, 2)?;
-    check_successor(m, t, &seg[1], 0)?;
-    check_successor(m, f, &seg[2], 1)
+    check_successor(m, t, seg[1], 0)?;
+    check_successor(m, f, seg[2], 1)
 }
 
 // ===================== cf.switch =====================
@@ -321,7 +321,7 @@ fn print_switch(p: &mut Printer<'_>, op: OpId) -> bool {
     p.write(", [");
     p.print_newline();
     p.write("  default: ");
-    p.print_successor_and_use_list(succs[0], &seg[1]);
+    p.print_successor_and_use_list(succs[0], seg[1]);
     let mut at = 0usize;
     for (i, v) in values.iter().enumerate() {
         p.write(",");
@@ -366,7 +366,7 @@ fn verify_switch(m: &Module, op: OpId) -> Result<(), String> {
     if case_seg.len() != values.len() || case_seg.iter().sum::<i64>() != seg[2].len() as i64 {
         return Err("case_operand_segments does not match the case operands".into());
     }
-    check_successor(m, succs[0], &seg[1], 0)?;
+    check_successor(m, succs[0], seg[1], 0)?;
     let mut at = 0usize;
     for (i, &n) in case_seg.iter().enumerate() {
         let n = usize::try_from(n).map_err(|_| "negative case operand segment")?;

@@ -675,11 +675,11 @@ fn print_alloc(p: &mut Printer<'_>, op: OpId) -> bool {
         return false;
     }
     p.write("(");
-    p.print_operands(&seg[0]);
+    p.print_operands(seg[0]);
     p.write(")");
     if !seg[1].is_empty() {
         p.write("[");
-        p.print_operands(&seg[1]);
+        p.print_operands(seg[1]);
         p.write("]");
     }
     print_attrs(p, op, &["operandSegmentSizes"]);
@@ -1487,7 +1487,7 @@ fn print_offsets_sizes_strides(p: &mut Printer<'_>, op: OpId, labels: [&str; 3])
     p.print_operand(seg[0][0]);
     for (k, label) in labels.iter().enumerate() {
         p.write(label);
-        p.print_dynamic_index_list(&seg[k + 1], &lists[k], '[', ']');
+        p.print_dynamic_index_list(seg[k + 1], &lists[k], '[', ']');
     }
     print_attrs(
         p,

@@ -913,15 +913,15 @@ fn print_parallel(p: &mut Printer<'_>, op: OpId) -> bool {
     p.write(" (");
     p.print_operands(ivs);
     p.write(") = (");
-    p.print_operands(&seg[0]);
+    p.print_operands(seg[0]);
     p.write(") to (");
-    p.print_operands(&seg[1]);
+    p.print_operands(seg[1]);
     p.write(") step (");
-    p.print_operands(&seg[2]);
+    p.print_operands(seg[2]);
     p.write(")");
     if !seg[3].is_empty() {
         p.write(" init (");
-        p.print_operands(&seg[3]);
+        p.print_operands(seg[3]);
         p.write(")");
     }
     let res = m.results(op);
@@ -1263,11 +1263,11 @@ fn print_forall(p: &mut Printer<'_>, op: OpId) -> bool {
     let normalized = lists[0].iter().all(|&v| v == 0) && lists[2].iter().all(|&v| v == 1);
     if normalized {
         p.write(" in ");
-        p.print_dynamic_index_list(&seg[1], &lists[1], '(', ')');
+        p.print_dynamic_index_list(seg[1], &lists[1], '(', ')');
     } else {
         for (i, kw) in [" = ", " to ", " step "].iter().enumerate() {
             p.write(kw);
-            p.print_dynamic_index_list(&seg[i], &lists[i], '(', ')');
+            p.print_dynamic_index_list(seg[i], &lists[i], '(', ')');
         }
     }
     print_assignment_list(p, " shared_outs", &args[n..], outs);
