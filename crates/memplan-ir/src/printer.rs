@@ -12,7 +12,7 @@ use std::fmt::Write;
 use crate::fxhash::{FxHashMap, FxHashSet};
 
 use crate::affine::{AffineExpr, AffineMap};
-use crate::attrs::{write_key, write_symbol, Attribute, Dict, Location};
+use crate::attrs::{push_int, write_key, write_symbol, Attribute, Dict, Location};
 use crate::ir::{BlockId, Module, OpId, RegionId, ValueDef, ValueId};
 use crate::lexer::is_suffix_id;
 use crate::registry::{traits, Registry};
@@ -390,11 +390,12 @@ impl<'a> Printer<'a> {
     fn write_base(&self, out: &mut String, b: Base<'_>) {
         match b {
             Base::Num(n) => {
-                let _ = write!(out, "{n}");
+                push_int(out, i64::from(n));
             }
             Base::Hint(h) => out.push_str(h),
             Base::Arg(k) => {
-                let _ = write!(out, "arg{k}");
+                out.push_str("arg");
+                push_int(out, i64::from(k));
             }
             Base::Str(i) => out.push_str(&self.strs[i as usize]),
             Base::Unnamed => out.push_str("<<UNNAMED>>"),
@@ -406,7 +407,8 @@ impl<'a> Printer<'a> {
             Some(n) => {
                 self.write_base(out, n.base);
                 if n.index != NO_INDEX {
-                    let _ = write!(out, "#{}", n.index);
+                    out.push('#');
+                    push_int(out, i64::from(n.index));
                 }
             }
             None => {
@@ -522,7 +524,8 @@ impl<'a> Printer<'a> {
     /// Prints a block argument declaration `%arg0: i32` (plus `loc(...)` with debug info).
     pub fn print_arg_decl(&mut self, v: ValueId) {
         self.print_operand(v);
-        let _ = write!(self.out, ": {}", self.m.value_type(v));
+        self.out.push_str(": ");
+        self.print_type(self.m.value_type(v));
         if let Some(l) = self.m.value(v).loc() {
             self.print_optional_location(l);
         }
@@ -535,7 +538,8 @@ impl<'a> Printer<'a> {
             .copied()
             .flatten()
             .unwrap_or(u32::MAX);
-        let _ = write!(self.out, "^bb{n}");
+        self.out.push_str("^bb");
+        push_int(&mut self.out, i64::from(n));
     }
     /// Prints `^bbN(%a, %b : t1, t2)` (no parentheses without operands).
     pub fn print_successor_and_use_list(&mut self, b: BlockId, vs: &[ValueId]) {
@@ -569,7 +573,7 @@ impl<'a> Printer<'a> {
                 }
                 k += 1;
             } else {
-                let _ = write!(self.out, "{s}");
+                push_int(&mut self.out, s);
             }
         }
         self.out.push(close);
