@@ -799,19 +799,27 @@ impl Module {
     }
     /// Calls `f` on `root` and every nested op in pre-order (no recursion on the Rust stack).
     pub fn walk(&self, root: OpId, f: &mut dyn FnMut(&Module, OpId)) {
-        let mut stack = vec![root];
-        while let Some(op) = stack.pop() {
-            f(self, op);
-            // Push children last-to-first so they pop in order.
+        // Each stack entry is the next op to visit in some block; an op's next
+        // sibling is pushed before its blocks' first ops, so the children come
+        // first. The stack holds one entry per open block, not one per op.
+        let mut stack: Vec<OpId> = Vec::new();
+        let push_children = |stack: &mut Vec<OpId>, op: OpId| {
             for &r in self.regions(op).iter().rev() {
                 for &b in self.region_blocks(r).iter().rev() {
-                    let mut cur = self.blocks[b.index()].last;
-                    while let Some(o) = cur {
-                        stack.push(o);
-                        cur = self.prev_op(o);
+                    if let Some(first) = self.blocks[b.index()].first {
+                        stack.push(first);
                     }
                 }
             }
+        };
+        f(self, root);
+        push_children(&mut stack, root);
+        while let Some(op) = stack.pop() {
+            f(self, op);
+            if let Some(next) = self.next_op(op) {
+                stack.push(next);
+            }
+            push_children(&mut stack, op);
         }
     }
 }

@@ -399,3 +399,45 @@ fn generated_arg_names_and_arg_hints_do_not_collide() {
         .collect();
     assert_eq!(defs, ["%arg1_0", "%arg3", "%arg01"]);
 }
+
+#[test]
+fn walk_is_pre_order_across_nested_regions_and_blocks() {
+    let src = r#"func.func @f(%c: i1, %n: index) {
+  %a = arith.constant 0 : index
+  scf.for %i = %a to %n step %n {
+    scf.if %c {
+      %x = arith.addi %i, %i : index
+    } else {
+      %y = arith.muli %i, %i : index
+    }
+  }
+  cf.br ^bb1
+^bb1:
+  %z = arith.subi %n, %n : index
+  return
+}"#;
+    let m = parse(src).unwrap();
+    let names: Vec<&str> = m
+        .walk_ops(m.top)
+        .iter()
+        .map(|&o| m.op(o).name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "builtin.module",
+            "func.func",
+            "arith.constant",
+            "scf.for",
+            "scf.if",
+            "arith.addi",
+            "scf.yield",
+            "arith.muli",
+            "scf.yield",
+            "scf.yield",
+            "cf.br",
+            "arith.subi",
+            "func.return"
+        ]
+    );
+}
