@@ -286,3 +286,28 @@ fn region_entry_arguments_may_not_shadow() {
     // An isolated op starts afresh: a nested function may reuse the name.
     accepts("func.func @f(%a: i32) {\n  \"t.w\"() ({\n    func.func @g(%a: i32) {\n      return\n    }\n  }) : () -> ()\n  return\n}\n");
 }
+
+#[test]
+fn linalg_generic_iterator_types_must_be_known() {
+    // Found by cargo-fuzz: a misspelt iterator type in generic form verified, and its custom
+    // print (`iterator_types = ["paralnel"]`) did not parse back.
+    let src = r#"func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {
+  "linalg.generic"(%a, %b) <{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = [#linalg.iterator_type<KIND>], operandSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%x: f32, %y: f32):
+    "linalg.yield"(%x) : (f32) -> ()
+  }) : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+"#;
+    accepts(&src.replace("KIND", "parallel"));
+    rejects(&src.replace("KIND", "paralnel"), 2, "iterator_types");
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(
+        &src.replace("KIND", "reduction"),
+        &reg,
+        ParseOptions::default(),
+    )
+    .unwrap();
+    let text = print_module(&m, &reg, PrintOptions::default());
+    assert!(text.contains(r#"iterator_types = ["reduction"]"#), "{text}");
+}

@@ -161,6 +161,8 @@ const GENERIC_TRAIT: &[&str] = &["doc", "indexing_maps", "iterator_types", "libr
 const SEGMENTS: &str = "operandSegmentSizes";
 const MEMOIZED: &str = "linalg.memoized_indexing_maps";
 const ITER_PREFIX: &str = "#linalg.iterator_type<";
+/// The iterator types MLIR 22 knows (`mlir::utils::IteratorType`).
+const ITERATOR_TYPES: [&str; 2] = ["parallel", "reduction"];
 
 fn named(name: &str) -> Option<(usize, Body, Maps)> {
     NAMED.iter().find(|n| n.0 == name).map(|n| (n.1, n.2, n.3))
@@ -816,6 +818,7 @@ fn print_generic(p: &mut Printer<'_>, op: OpId) -> bool {
                 let Some(s) = t
                     .strip_prefix(ITER_PREFIX)
                     .and_then(|x| x.strip_suffix('>'))
+                    .filter(|x| ITERATOR_TYPES.contains(x))
                 else {
                     return false;
                 };
@@ -1181,6 +1184,18 @@ fn verify_generic_maps(m: &Module, op: OpId, all: &[ValueId]) -> Result<(), Stri
     let Some(Attribute::Array(iters)) = inherent(d, "iterator_types") else {
         return Err("requires attribute 'iterator_types'".into());
     };
+    for it in iters {
+        let known = matches!(it, Attribute::Opaque(t) if t
+            .strip_prefix(ITER_PREFIX)
+            .and_then(|x| x.strip_suffix('>'))
+            .is_some_and(|x| ITERATOR_TYPES.contains(&x)));
+        if !known {
+            return Err(format!(
+                "expected iterator_types to hold #linalg.iterator_type<parallel> or <reduction>, got {}",
+                it
+            ));
+        }
+    }
     if maps.len() != all.len() {
         return Err(format!(
             "expected the number of indexing_map ({}) to be equal to the number of input/output operands ({})",
