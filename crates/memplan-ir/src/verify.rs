@@ -272,6 +272,25 @@ impl Ctx<'_> {
                 "'bufferization.escape' only valid for allocation results",
             ));
         }
+        // Symbol visibility (MLIR's SymbolOpInterface): registered ops only.
+        let sym_visibility = d
+            .props
+            .get("sym_visibility")
+            .or(d.attrs.get("sym_visibility"));
+        if let (Some(v), Some(_)) = (sym_visibility, self.defs[op.index()]) {
+            if !v
+                .as_str()
+                .is_some_and(|s| matches!(s, "public" | "private" | "nested"))
+            {
+                return Err(err(
+                    m,
+                    op,
+                    format!(
+                        "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got {v}"
+                    ),
+                ));
+            }
+        }
         let Some(def) = self.defs[op.index()] else {
             return Ok(());
         };

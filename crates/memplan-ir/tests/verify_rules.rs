@@ -311,3 +311,29 @@ fn linalg_generic_iterator_types_must_be_known() {
     let text = print_module(&m, &reg, PrintOptions::default());
     assert!(text.contains(r#"iterator_types = ["reduction"]"#), "{text}");
 }
+
+#[test]
+fn symbol_visibility_must_be_public_private_or_nested() {
+    // Found by cargo-fuzz: a mangled visibility string verified and printed as a bare
+    // keyword (`func.func \t ate @f`) that did not parse back.
+    let src = r#""builtin.module"() ({
+  "func.func"() <{function_type = () -> (), sym_name = "f", sym_visibility = "VIS"}> ({
+  }) : () -> ()
+}) : () -> ()
+"#;
+    accepts(&src.replace("VIS", "private"));
+    accepts(&src.replace("VIS", "nested"));
+    rejects(
+        &src.replace("VIS", "\t ate"),
+        2,
+        "visibility expected to be one of",
+    );
+    // Unverified, it still prints in a form that parses back (generic).
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(&src.replace("VIS", "\t ate"), &reg, ParseOptions::default()).unwrap();
+    let text = print_module(&m, &reg, PrintOptions::default());
+    assert!(
+        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
+        "{text}"
+    );
+}

@@ -172,8 +172,12 @@ fn print_func(p: &mut Printer<'_>, op: OpId) -> bool {
             return false;
         }
     }
-    if let Some(v) = get("sym_visibility").and_then(|a| a.as_str()) {
-        p.print_keyword(v);
+    if let Some(v) = get("sym_visibility") {
+        // Only a real visibility is a keyword; anything else keeps the generic form.
+        match v.as_str() {
+            Some(s @ ("public" | "private" | "nested")) => p.print_keyword(s),
+            _ => return false,
+        }
     }
     p.write(" ");
     p.print_symbol_name(name);
