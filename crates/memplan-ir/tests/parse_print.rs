@@ -441,3 +441,24 @@ fn walk_is_pre_order_across_nested_regions_and_blocks() {
         ]
     );
 }
+
+#[test]
+fn flags_that_are_not_a_keyword_list_stay_in_the_attribute_dictionary() {
+    // Found by cargo-fuzz: `#arith.fastmath<n!ne>` printed as `fastmath<n!ne>`, which does
+    // not parse back; it now stays an opaque attribute in the dictionary.
+    let src = r#"func.func @f(%a: f32) -> f32 {
+  %0 = "arith.addf"(%a, %a) <{fastmath = #arith.fastmath<n!ne>}> : (f32, f32) -> f32
+  %1 = "arith.addf"(%0, %0) <{fastmath = #arith.fastmath<nnan,ninf>}> : (f32, f32) -> f32
+  return %1 : f32
+}"#;
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(src, &reg, ParseOptions::default()).unwrap();
+    let text = print_module(&m, &reg, PrintOptions::default());
+    assert!(
+        text.contains("{fastmath = #arith.fastmath<n!ne>}"),
+        "{text}"
+    );
+    assert!(text.contains("fastmath<nnan,ninf> : f32"), "{text}");
+    let again = parse_module(&text, &reg, ParseOptions::default()).expect("re-parses");
+    assert_eq!(print_module(&again, &reg, PrintOptions::default()), text);
+}

@@ -224,9 +224,11 @@ pub(crate) fn parse_optional_flags(
         }
     }
     p.parse_greater()?;
+    // mlir-opt prints fastmath flags as `nnan,ninf` and overflow flags as `nsw, nuw`.
+    let sep = if kw == "fastmath" { "," } else { ", " };
     Ok(Some(Attribute::Opaque(format!(
         "{prefix}<{}>",
-        flags.join(", ")
+        flags.join(sep)
     ))))
 }
 
@@ -234,8 +236,21 @@ pub(crate) fn parse_optional_flags(
 /// Returns false when the attribute does not have that shape (the caller then keeps it in
 /// the attribute dictionary).
 pub(crate) fn print_flags(p: &mut Printer<'_>, kw: &str, prefix: &str, a: &Attribute) -> bool {
+    // The custom form re-parses the body as a list of bare keywords: anything else
+    // (opaque text is not validated on the way in) stays in the attribute dictionary.
+    let is_keyword = |w: &str| {
+        let mut cs = w.chars();
+        cs.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && cs.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
+    };
     match a {
-        Attribute::Opaque(t) if t.starts_with(prefix) && t[prefix.len()..].starts_with('<') => {
+        Attribute::Opaque(t)
+            if t.strip_prefix(prefix)
+                .and_then(|b| b.strip_prefix('<'))
+                .and_then(|b| b.strip_suffix('>'))
+                .is_some_and(|list| list.split(',').all(|w| is_keyword(w.trim()))) =>
+        {
             let body = &t[prefix.len()..];
             if body != "<none>" {
                 p.print_keyword(kw);
