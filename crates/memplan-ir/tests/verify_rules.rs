@@ -337,3 +337,28 @@ fn symbol_visibility_must_be_public_private_or_nested() {
         "{text}"
     );
 }
+
+#[test]
+fn tensor_from_elements_needs_one_operand_per_element() {
+    // Found by cargo-fuzz: two operands for a tensor<1xindex> verified and printed a custom
+    // form that did not parse back.
+    let src = r#"func.func @f(%a: index, %b: index) {
+  %t = "tensor.from_elements"(OPS) : (TYS) -> tensor<1xindex>
+  return
+}
+"#;
+    accepts(&src.replace("OPS", "%a").replace("TYS", "index"));
+    rejects(
+        &src.replace("OPS", "%a, %b").replace("TYS", "index, index"),
+        2,
+        "got 2 operands and 1 types",
+    );
+    let reg = Registry::with_all_dialects();
+    let bad = src.replace("OPS", "%a, %b").replace("TYS", "index, index");
+    let m = parse_module(&bad, &reg, ParseOptions::default()).unwrap();
+    let text = print_module(&m, &reg, PrintOptions::default());
+    assert!(
+        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
+        "{text}"
+    );
+}

@@ -389,10 +389,14 @@ fn print_from_elements(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some(t) = one_result(m, op) else {
         return false;
     };
-    let Some((_, e)) = ranked(t) else {
+    let Some((shape, e)) = ranked(t) else {
         return false;
     };
-    if m.operands(op).iter().any(|&v| m.value_type(v) != e) {
+    let n = shape.iter().product::<i64>();
+    if shape.contains(&DYNAMIC)
+        || n != m.operands(op).len() as i64
+        || m.operands(op).iter().any(|&v| m.value_type(v) != e)
+    {
         return false;
     }
     p.write(" ");
@@ -999,6 +1003,29 @@ fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
                 return Err(format!(
                     "operand type '{at}' and result type '{t}' are cast incompatible"
                 ));
+            }
+        }
+        "tensor.from_elements" => {
+            // A statically shaped result with one operand of its element type per element
+            // (found by cargo-fuzz: a count mismatch verified and printed a custom form that
+            // does not parse back).
+            let Some(t) = res else {
+                return Err("expects one result".into());
+            };
+            let Some((shape, e)) = ranked(t).filter(|(s, _)| !s.contains(&DYNAMIC)) else {
+                return Err(format!(
+                    "result #0 must be statically shaped tensor, but got '{t}'"
+                ));
+            };
+            let n: i64 = shape.iter().product();
+            if n != ops.len() as i64 {
+                return Err(format!(
+                    "number of operands and types do not match: got {} operands and {n} types",
+                    ops.len()
+                ));
+            }
+            if ops.iter().any(|&v| m.value_type(v) != e) {
+                return Err("operand types must match the result element type".into());
             }
         }
         "tensor.empty" => {
