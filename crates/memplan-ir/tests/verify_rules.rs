@@ -362,3 +362,28 @@ fn tensor_from_elements_needs_one_operand_per_element() {
         "{text}"
     );
 }
+
+#[test]
+fn call_indirect_types_must_match_the_callee() {
+    // Found by cargo-fuzz: an i64 result from a `() -> ()` callee verified and printed a
+    // custom form that binds a result the callee does not have.
+    let src = r#"func.func @f(%g: () -> ()) {
+  RES"func.call_indirect"(%g) : (() -> ()) -> (TYS)
+  return
+}
+"#;
+    accepts(&src.replace("RES", "").replace("TYS", ""));
+    rejects(
+        &src.replace("RES", "%r = ").replace("TYS", "i64"),
+        2,
+        "callee input and result types must match",
+    );
+    let reg = Registry::with_all_dialects();
+    let bad = src.replace("RES", "%r = ").replace("TYS", "i64");
+    let m = parse_module(&bad, &reg, ParseOptions::default()).unwrap();
+    let text = print_module(&m, &reg, PrintOptions::default());
+    assert!(
+        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
+        "{text}"
+    );
+}

@@ -55,6 +55,7 @@ pub fn register(r: &mut Registry) {
     r.register(OpDef {
         parse: Some(parse_call_indirect),
         print: Some(print_call_indirect),
+        verify: Some(verify_call_indirect),
         ..OpDef::new("func.call_indirect")
     });
     r.register(OpDef {
@@ -422,7 +423,8 @@ fn print_call_indirect(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some((&c, rest)) = ops.split_first() else {
         return false;
     };
-    if m.value_type(c).as_function().is_none() {
+    // The custom form carries only the callee's type: operands and results must match it.
+    if !call_indirect_types_match(m, op) {
         return false;
     }
     p.write(" ");
@@ -434,6 +436,38 @@ fn print_call_indirect(p: &mut Printer<'_>, op: OpId) -> bool {
     p.write(" : ");
     p.print_type(m.value_type(c));
     true
+}
+
+/// True when `op`'s first operand is a function whose inputs are the other operands'
+/// types and whose results are `op`'s result types.
+fn call_indirect_types_match(m: &Module, op: OpId) -> bool {
+    let ops = m.operands(op);
+    let Some((&c, rest)) = ops.split_first() else {
+        return false;
+    };
+    let Some((ins, outs)) = m.value_type(c).as_function() else {
+        return false;
+    };
+    ins.len() == rest.len()
+        && ins.iter().zip(rest).all(|(t, &v)| m.value_type(v) == t)
+        && outs.len() == m.results(op).len()
+        && outs
+            .iter()
+            .zip(m.results(op))
+            .all(|(t, &r)| m.value_type(r) == t)
+}
+
+fn verify_call_indirect(m: &Module, op: OpId) -> Result<(), String> {
+    if m.operands(op)
+        .first()
+        .is_none_or(|&c| m.value_type(c).as_function().is_none())
+    {
+        return Err("requires a callee of function type".into());
+    }
+    if !call_indirect_types_match(m, op) {
+        return Err("callee input and result types must match the operands and results".into());
+    }
+    Ok(())
 }
 
 fn parse_constant(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
