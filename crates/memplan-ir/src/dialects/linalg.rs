@@ -651,9 +651,13 @@ fn print_named(p: &mut Printer<'_>, op: OpId) -> bool {
         let dflt = default_maps(maps).map(maps_attr);
         match d.props.get("indexing_maps") {
             Some(a) if Some(a) != dflt.as_ref() => {
+                // The custom form re-parses only affine maps here.
                 let Attribute::Array(v) = a else {
                     return false;
                 };
+                if !v.iter().all(|x| matches!(x, Attribute::AffineMap(_))) {
+                    return false;
+                }
                 p.write(" indexing_maps = [");
                 for (i, x) in v.iter().enumerate() {
                     if i > 0 {
@@ -1117,6 +1121,17 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
     let Some((ins, outs)) = split_operands(m, op) else {
         return Err("operand segments do not match the operand count".into());
     };
+    if let Some(a) = inherent(d, "indexing_maps") {
+        let Attribute::Array(maps) = a else {
+            return Err("'indexing_maps' must be an array of affine maps".into());
+        };
+        if let Some(i) = maps
+            .iter()
+            .position(|x| !matches!(x, Attribute::AffineMap(_)))
+        {
+            return Err(format!("expected indexing_map #{i} to be an affine map"));
+        }
+    }
     for (k, &v) in outs.iter().enumerate() {
         let t = m.value_type(v);
         if !is_tensor_or_memref(t) {
