@@ -413,3 +413,30 @@ fn named_linalg_indexing_maps_must_be_affine_maps() {
         "{text}"
     );
 }
+
+#[test]
+fn tensor_dim_takes_a_tensor_and_an_index() {
+    // Found by cargo-fuzz: `(i64, i64) -> index` verified, and its custom print re-read the
+    // second operand as an index.
+    let src = r#"func.func @f(%t: tensor<?xf32>, %n: index, %k: i64) {
+  %d = "tensor.dim"(SRC, IDX) : (STY, ITY) -> index
+  return
+}
+"#;
+    let fill = |s: &str, i: &str, st: &str, it: &str| {
+        src.replace("SRC", s)
+            .replace("IDX", i)
+            .replace("STY", st)
+            .replace("ITY", it)
+    };
+    accepts(&fill("%t", "%n", "tensor<?xf32>", "index"));
+    let bad = fill("%k", "%k", "i64", "i64");
+    rejects(&bad, 2, "expects a tensor and an index operand");
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(&bad, &reg, ParseOptions::default()).unwrap();
+    let text = print_module(&m, &reg, PrintOptions::default());
+    assert!(
+        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
+        "{text}"
+    );
+}

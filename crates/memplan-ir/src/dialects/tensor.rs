@@ -246,10 +246,21 @@ fn parse_dim(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     Ok(())
 }
 
+/// True when `op` is `(tensor, index) -> index`, the only shape the custom form of
+/// `tensor.dim` can express.
+fn dim_types_ok(m: &Module, op: OpId) -> bool {
+    let ops = m.operands(op);
+    let index = Type::index();
+    ops.len() == 2
+        && tensor_elem(m.value_type(ops[0])).is_some()
+        && *m.value_type(ops[1]) == index
+        && one_result(m, op).is_some_and(|t| *t == index)
+}
+
 fn print_dim(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
     let ops = m.operands(op);
-    if ops.len() != 2 || one_result(m, op).is_none() {
+    if !dim_types_ok(m, op) {
         return false;
     }
     p.print_optional_attr_dict(&m.op(op).attrs, &[]);
@@ -1003,6 +1014,13 @@ fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
                 return Err(format!(
                     "operand type '{at}' and result type '{t}' are cast incompatible"
                 ));
+            }
+        }
+        "tensor.dim" => {
+            // Found by cargo-fuzz: `(i64, i64) -> i64` verified and printed a custom form
+            // that re-reads the index operand as `index`.
+            if !dim_types_ok(m, op) {
+                return Err("expects a tensor and an index operand and an index result".into());
             }
         }
         "tensor.from_elements" => {
