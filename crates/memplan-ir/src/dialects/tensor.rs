@@ -1016,12 +1016,10 @@ fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
                 ));
             }
         }
-        "tensor.dim" => {
-            // Found by cargo-fuzz: `(i64, i64) -> i64` verified and printed a custom form
-            // that re-reads the index operand as `index`.
-            if !dim_types_ok(m, op) {
-                return Err("expects a tensor and an index operand and an index result".into());
-            }
+        // Found by cargo-fuzz: `(i64, i64) -> i64` verified and printed a custom form
+        // that re-reads the index operand as `index`.
+        "tensor.dim" if !dim_types_ok(m, op) => {
+            return Err("expects a tensor and an index operand and an index result".into());
         }
         "tensor.from_elements" => {
             // A statically shaped result with one operand of its element type per element
