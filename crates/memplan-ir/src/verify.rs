@@ -261,6 +261,15 @@ impl Ctx<'_> {
             if m.block_region(s) != here || here.is_none() {
                 return Err(err(m, op, "reference to block defined in another region"));
             }
+            // The printer leaves an entry block without arguments unlabelled, so a branch
+            // to it could not be printed (found by cargo-fuzz); MLIR forbids it too.
+            if here.and_then(|r| m.entry_block(r)) == Some(s) {
+                return Err(err(
+                    m,
+                    op,
+                    "entry block of region may not have predecessors",
+                ));
+            }
         }
         self.check_successor_operands(op)?;
         // The bufferization dialect's discardable attribute is checked on every op, as

@@ -440,3 +440,23 @@ fn tensor_dim_takes_a_tensor_and_an_index() {
         "{text}"
     );
 }
+
+#[test]
+fn a_branch_to_a_region_entry_block_is_rejected() {
+    // Found by cargo-fuzz: the printer leaves an argument-less entry block unlabelled, so a
+    // branch to it printed as a reference to an undefined block.
+    let src = r#"func.func @f() {
+  "test.region"() ({
+    "cf.br"()[^bb1] : () -> ()
+  ^bb1:
+    "cf.br"()[TARGET] : () -> ()
+  }) : () -> ()
+  return
+}
+"#;
+    accepts(&src.replace("TARGET", "^bb1"));
+    let bad = src
+        .replace("TARGET", "^bb0")
+        .replace("({\n", "({\n  ^bb0:\n");
+    rejects(&bad, 6, "entry block of region may not have predecessors");
+}
