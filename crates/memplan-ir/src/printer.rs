@@ -118,6 +118,12 @@ pub struct Printer<'a> {
 /// Prints a whole module: alias definitions, the top-level op, the resource block.
 pub fn print_module(m: &Module, reg: &Registry, opts: PrintOptions) -> String {
     let mut p = Printer::new(m, reg, opts);
+    print_whole(&mut p, m);
+    p.out
+}
+
+/// The module's text into `p`: alias definitions, the top-level op, the resource block.
+fn print_whole(p: &mut Printer<'_>, m: &Module) {
     for (name, text) in &m.alias_defs {
         let _ = writeln!(p.out, "{name} = {text}");
     }
@@ -128,7 +134,6 @@ pub fn print_module(m: &Module, reg: &Registry, opts: PrintOptions) -> String {
         p.out.push_str(meta);
         p.out.push('\n');
     }
-    p.out
 }
 
 /// Prints a whole module into `w` as [`print_module`] would, streaming the text out in
@@ -156,16 +161,7 @@ pub fn print_module_chunked(
     p.out = String::with_capacity(chunk.clamp(1 << 12, 1 << 24) + (1 << 12));
     p.sink = Some(w);
     p.chunk = chunk;
-    for (name, text) in &m.alias_defs {
-        let _ = writeln!(p.out, "{name} = {text}");
-    }
-    p.print_top_op(m.top);
-    p.out.push('\n');
-    if let Some(meta) = &m.file_metadata {
-        p.out.push('\n');
-        p.out.push_str(meta);
-        p.out.push('\n');
-    }
+    print_whole(&mut p, m);
     if let Some(e) = p.error.take() {
         return Err(e);
     }

@@ -25,6 +25,18 @@ fn rejects(src: &str, line: usize, needle: &str) {
     }
 }
 
+/// Even unverified, `src` must print in a form that parses back (generic where the custom
+/// form cannot say it).
+fn reprints_readably(src: &str) {
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(src, &reg, ParseOptions::default()).unwrap();
+    let text = print_module(&m, &reg, PrintOptions::default());
+    assert!(
+        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
+        "{text}"
+    );
+}
+
 fn accepts(src: &str) {
     if let Err((l, msg)) = check(src) {
         panic!("rejected valid input at line {l}: {msg}\n{src}");
@@ -329,13 +341,7 @@ fn symbol_visibility_must_be_public_private_or_nested() {
         "visibility expected to be one of",
     );
     // Unverified, it still prints in a form that parses back (generic).
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(&src.replace("VIS", "\t ate"), &reg, ParseOptions::default()).unwrap();
-    let text = print_module(&m, &reg, PrintOptions::default());
-    assert!(
-        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
-        "{text}"
-    );
+    reprints_readably(&src.replace("VIS", "\t ate"));
 }
 
 #[test]
@@ -353,14 +359,7 @@ fn tensor_from_elements_needs_one_operand_per_element() {
         2,
         "got 2 operands and 1 types",
     );
-    let reg = Registry::with_all_dialects();
-    let bad = src.replace("OPS", "%a, %b").replace("TYS", "index, index");
-    let m = parse_module(&bad, &reg, ParseOptions::default()).unwrap();
-    let text = print_module(&m, &reg, PrintOptions::default());
-    assert!(
-        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
-        "{text}"
-    );
+    reprints_readably(&src.replace("OPS", "%a, %b").replace("TYS", "index, index"));
 }
 
 #[test]
@@ -378,14 +377,7 @@ fn call_indirect_types_must_match_the_callee() {
         2,
         "callee input and result types must match",
     );
-    let reg = Registry::with_all_dialects();
-    let bad = src.replace("RES", "%r = ").replace("TYS", "i64");
-    let m = parse_module(&bad, &reg, ParseOptions::default()).unwrap();
-    let text = print_module(&m, &reg, PrintOptions::default());
-    assert!(
-        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
-        "{text}"
-    );
+    reprints_readably(&src.replace("RES", "%r = ").replace("TYS", "i64"));
 }
 
 #[test]
@@ -405,13 +397,7 @@ fn named_linalg_indexing_maps_must_be_affine_maps() {
     accepts(&src.replace("MAP", "affine_map<(d0, d1, d2) -> (d0, d1)>"));
     let bad = src.replace("MAP", "!ffine_map<(d0, d1, d2) -> (d0, d1)>");
     rejects(&bad, 2, "expected indexing_map #2 to be an affine map");
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(&bad, &reg, ParseOptions::default()).unwrap();
-    let text = print_module(&m, &reg, PrintOptions::default());
-    assert!(
-        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
-        "{text}"
-    );
+    reprints_readably(&bad);
 }
 
 #[test]
@@ -432,13 +418,7 @@ fn tensor_dim_takes_a_tensor_and_an_index() {
     accepts(&fill("%t", "%n", "tensor<?xf32>", "index"));
     let bad = fill("%k", "%k", "i64", "i64");
     rejects(&bad, 2, "expects a tensor and an index operand");
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(&bad, &reg, ParseOptions::default()).unwrap();
-    let text = print_module(&m, &reg, PrintOptions::default());
-    assert!(
-        parse_module(&text, &reg, ParseOptions::default()).is_ok(),
-        "{text}"
-    );
+    reprints_readably(&bad);
 }
 
 #[test]
