@@ -3,36 +3,8 @@
 //! properties mlir-opt sets (checked through the generic print), and invalid IR must be
 //! rejected at the right op.
 
-use memplan_ir::{parse_module, print_module, verify, ParseOptions, PrintOptions, Registry};
-
-fn roundtrip(src: &str) -> String {
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(src, &reg, ParseOptions::default()).expect("parses");
-    verify(&m, &reg).expect("verifies");
-    print_module(&m, &reg, PrintOptions::default())
-}
-
-fn generic(src: &str) -> String {
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(src, &reg, ParseOptions::default()).expect("parses");
-    print_module(
-        &m,
-        &reg,
-        PrintOptions {
-            generic: true,
-            ..PrintOptions::default()
-        },
-    )
-}
-
-/// Parses and verifies; returns the error message (panics if accepted).
-fn rejected(src: &str) -> String {
-    let reg = Registry::with_all_dialects();
-    match parse_module(src, &reg, ParseOptions::default()) {
-        Err(e) => e.message,
-        Ok(m) => verify(&m, &reg).expect_err("must be rejected").message,
-    }
-}
+mod common;
+use common::{generic, rejected, roundtrip};
 
 /// Asserts every line of `body` re-prints unchanged inside a function.
 fn assert_stable(args: &str, body: &str) {

@@ -5,34 +5,8 @@
 
 use memplan_ir::{parse_module, print_module, verify, ParseOptions, PrintOptions, Registry};
 
-fn roundtrip(src: &str) -> String {
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(src, &reg, ParseOptions::default()).expect("parses");
-    verify(&m, &reg).expect("verifies");
-    print_module(&m, &reg, PrintOptions::default())
-}
-
-fn generic(src: &str) -> String {
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(src, &reg, ParseOptions::default()).expect("parses");
-    print_module(
-        &m,
-        &reg,
-        PrintOptions {
-            generic: true,
-            ..PrintOptions::default()
-        },
-    )
-}
-
-/// Parses and verifies; returns the error message (panics if accepted).
-fn rejected(src: &str) -> String {
-    let reg = Registry::with_all_dialects();
-    match parse_module(src, &reg, ParseOptions::default()) {
-        Err(e) => e.message,
-        Ok(m) => verify(&m, &reg).expect_err("must be rejected").message,
-    }
-}
+mod common;
+use common::{generic, rejected, roundtrip};
 
 /// Wraps `body` in a function with arguments `args`.
 fn func(args: &str, body: &str) -> String {

@@ -22,8 +22,8 @@ use crate::registry::{OpDef, Registry};
 use crate::types::{Type, TypeKind, DYNAMIC};
 
 use super::memref::{
-    count_dynamic, flag, is_memref, print_attrs, print_cast_to, resolve_indices, segments,
-    segments_checked, set_segments, types_of,
+    count_dynamic, flag, is_memref, parse_value_colon_type, print_attrs, print_cast_to,
+    print_value_colon_type, resolve_indices, segments, segments_checked, set_segments, types_of,
 };
 
 /// Registers `bufferization.*`.
@@ -62,7 +62,7 @@ pub fn register(r: &mut Registry) {
         ..OpDef::new("bufferization.dealloc")
     });
     r.register(OpDef {
-        parse: Some(parse_dealloc_tensor),
+        parse: Some(parse_value_colon_type),
         print: Some(print_dealloc_tensor),
         verify: Some(verify_dealloc_tensor),
         ..OpDef::new("bufferization.dealloc_tensor")
@@ -413,26 +413,8 @@ fn verify_dealloc(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
-fn parse_dealloc_tensor(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    let v = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut st.attrs)?;
-    let t = p.parse_colon_type()?;
-    st.operands.push(p.resolve_operand(&v, &t)?);
-    Ok(())
-}
-
 fn print_dealloc_tensor(p: &mut Printer<'_>, op: OpId) -> bool {
-    let m = p.module();
-    let [v] = m.operands(op) else { return false };
-    if !m.results(op).is_empty() {
-        return false;
-    }
-    p.write(" ");
-    p.print_operand(*v);
-    print_attrs(p, op, &[]);
-    p.write(" : ");
-    p.print_type(m.value_type(*v));
-    true
+    p.module().results(op).is_empty() && print_value_colon_type(p, op)
 }
 
 fn verify_dealloc_tensor(m: &Module, op: OpId) -> Result<(), String> {

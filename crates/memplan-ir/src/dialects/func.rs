@@ -77,6 +77,29 @@ fn attrs_array(dicts: Vec<Dict>) -> Option<Attribute> {
     }
 }
 
+/// The optional results of a function signature, `-> t` or `-> (t {attrs}, u)`: their
+/// types and one attribute dictionary each (empty when none is written). Shared by
+/// `func.func` and `gpu.func`.
+pub(crate) fn parse_result_list(p: &mut Parser<'_>) -> PResult<(Vec<Type>, Vec<Dict>)> {
+    let mut types = Vec::new();
+    let mut attrs = Vec::new();
+    if p.consume_if(Tok::Arrow) {
+        if p.at(Tok::LParen) {
+            p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+                types.push(p.parse_type()?);
+                let mut d = Dict::new();
+                p.parse_optional_attr_dict(&mut d)?;
+                attrs.push(d);
+                Ok(())
+            })?;
+        } else {
+            types.push(p.parse_type()?);
+            attrs.push(Dict::new());
+        }
+    }
+    Ok((types, attrs))
+}
+
 fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if let Some(v) = p.parse_optional_keyword_of(&["private", "nested", "public"]) {
         st.props.set("sym_visibility", Attribute::string(v));
@@ -105,23 +128,7 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if !args.is_empty() && args.len() != in_types.len() {
         return Err(p.error_here("expected SSA identifier for every argument, or none"));
     }
-    // Results: `-> t`, `-> (t {attrs}, u)`.
-    let mut out_types = Vec::new();
-    let mut res_attrs = Vec::new();
-    if p.consume_if(Tok::Arrow) {
-        if p.at(Tok::LParen) {
-            p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
-                out_types.push(p.parse_type()?);
-                let mut d = Dict::new();
-                p.parse_optional_attr_dict(&mut d)?;
-                res_attrs.push(d);
-                Ok(())
-            })?;
-        } else {
-            out_types.push(p.parse_type()?);
-            res_attrs.push(Dict::new());
-        }
-    }
+    let (out_types, res_attrs) = parse_result_list(p)?;
     st.props.set(
         "function_type",
         Attribute::Type(Type::function(in_types, out_types)),

@@ -244,6 +244,21 @@ fn has_token_result(m: &Module, op: OpId) -> bool {
         .is_some_and(|&r| is_token(m.value_type(r)))
 }
 
+/// The shared head of the custom form of `gpu.dealloc`, `gpu.wait`, `gpu.memcpy` and
+/// `gpu.memset`: when `op` has exactly `n` operands after its async dependencies, no
+/// result but the optional token and no properties, prints `[async] [deps]` and returns
+/// those `n` operands; `None` (nothing printed) when the custom form does not fit.
+fn print_async_head<'a>(p: &mut Printer<'a>, op: OpId, n: usize) -> Option<&'a [ValueId]> {
+    let m = p.module();
+    let (deps, rest) = split_deps(m, op);
+    let token = has_token_result(m, op);
+    if rest.len() != n || m.results(op).len() != usize::from(token) || !m.op(op).props.is_empty() {
+        return None;
+    }
+    print_async_deps(p, token, deps);
+    Some(rest)
+}
+
 fn segments(m: &Module, op: OpId) -> Option<&[i64]> {
     m.op(op)
         .props
@@ -476,22 +491,7 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         }
     })?;
     let ins: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
-    let mut outs = Vec::new();
-    let mut res_attrs = Vec::new();
-    if p.consume_if(Tok::Arrow) {
-        if p.at(Tok::LParen) {
-            p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
-                outs.push(p.parse_type()?);
-                let mut d = Dict::new();
-                p.parse_optional_attr_dict(&mut d)?;
-                res_attrs.push(d);
-                Ok(())
-            })?;
-        } else {
-            outs.push(p.parse_type()?);
-            res_attrs.push(Dict::new());
-        }
-    }
+    let (outs, res_attrs) = super::func::parse_result_list(p)?;
     st.props.set(
         "function_type",
         Attribute::Type(Type::function(ins.clone(), outs)),
@@ -1369,12 +1369,9 @@ fn parse_dealloc(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 
 fn print_dealloc(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
-    let (deps, rest) = split_deps(m, op);
-    let token = has_token_result(m, op);
-    if rest.len() != 1 || m.results(op).len() != usize::from(token) || !m.op(op).props.is_empty() {
+    let Some(rest) = print_async_head(p, op, 1) else {
         return false;
-    }
-    print_async_deps(p, token, deps);
+    };
     p.write(" ");
     p.print_operand(rest[0]);
     p.print_optional_attr_dict(&m.op(op).attrs, &[]);
@@ -1395,12 +1392,9 @@ fn parse_wait(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 
 fn print_wait(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
-    let (deps, rest) = split_deps(m, op);
-    let token = has_token_result(m, op);
-    if !rest.is_empty() || m.results(op).len() != usize::from(token) || !m.op(op).props.is_empty() {
+    if print_async_head(p, op, 0).is_none() {
         return false;
     }
-    print_async_deps(p, token, deps);
     p.print_optional_attr_dict(&m.op(op).attrs, &[]);
     true
 }
@@ -1428,12 +1422,9 @@ fn parse_copy_like(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 
 fn print_copy_like(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
-    let (deps, rest) = split_deps(m, op);
-    let token = has_token_result(m, op);
-    if rest.len() != 2 || m.results(op).len() != usize::from(token) || !m.op(op).props.is_empty() {
+    let Some(rest) = print_async_head(p, op, 2) else {
         return false;
-    }
-    print_async_deps(p, token, deps);
+    };
     p.write(" ");
     p.print_operands(rest);
     p.print_optional_attr_dict(&m.op(op).attrs, &[]);

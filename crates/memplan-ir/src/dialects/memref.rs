@@ -45,6 +45,29 @@ pub(crate) fn print_attrs(p: &mut Printer<'_>, op: OpId, elided: &[&str]) {
     p.print_optional_attr_dict(&all, elided);
 }
 
+/// Parses `%v attr-dict : type`, the custom form of the ops that take one value and
+/// return nothing (`memref.atomic_yield`, `scf.reduce.return`,
+/// `bufferization.dealloc_tensor`).
+pub(crate) fn parse_value_colon_type(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let v = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands.push(p.resolve_operand(&v, &t)?);
+    Ok(())
+}
+
+/// Prints ` %v attr-dict : type` for an op with exactly one operand; false otherwise.
+pub(crate) fn print_value_colon_type(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let [v] = m.operands(op) else { return false };
+    p.write(" ");
+    p.print_operand(*v);
+    print_attrs(p, op, &[]);
+    p.write(" : ");
+    p.print_type(m.value_type(*v));
+    true
+}
+
 /// Prints ` attributes {...}` with every property and attribute except `elided`.
 pub(crate) fn print_attrs_kw(p: &mut Printer<'_>, op: OpId, elided: &[&str]) {
     let all = all_attrs(p.module(), op);
@@ -343,7 +366,7 @@ pub fn register(r: &mut Registry) {
         traits: traits::TERMINATOR,
         ..simple(
             "memref.atomic_yield",
-            parse_atomic_yield,
+            parse_value_colon_type,
             print_atomic_yield,
             Some(verify_atomic_yield),
             &[],
@@ -1120,26 +1143,8 @@ fn verify_generic_atomic_rmw(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
-fn parse_atomic_yield(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    let v = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut st.attrs)?;
-    let t = p.parse_colon_type()?;
-    st.operands.push(p.resolve_operand(&v, &t)?);
-    Ok(())
-}
-
 fn print_atomic_yield(p: &mut Printer<'_>, op: OpId) -> bool {
-    let m = p.module();
-    let [v] = m.operands(op) else { return false };
-    if !m.results(op).is_empty() {
-        return false;
-    }
-    p.write(" ");
-    p.print_operand(*v);
-    print_attrs(p, op, &[]);
-    p.write(" : ");
-    p.print_type(m.value_type(*v));
-    true
+    p.module().results(op).is_empty() && print_value_colon_type(p, op)
 }
 
 fn verify_atomic_yield(m: &Module, op: OpId) -> Result<(), String> {
@@ -2239,14 +2244,7 @@ fn print_global(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 fn verify_global(m: &Module, op: OpId) -> Result<(), String> {
-    if let Some(v) = prop(m, op, "sym_visibility") {
-        let s = v.as_str().unwrap_or("");
-        if !["public", "private", "nested"].contains(&s) {
-            return Err(format!(
-                "visibility expected to be one of [\"public\", \"private\", \"nested\"], but got {v}"
-            ));
-        }
-    }
+    // `sym_visibility` is checked for every registered op by the verifier itself.
     let Some(t) = prop(m, op, "type").and_then(|a| a.as_type()) else {
         return Err("requires attribute 'type'".into());
     };

@@ -32,9 +32,10 @@ use crate::registry::{traits, OpDef, Registry};
 use crate::types::Type;
 
 use super::memref::{
-    all_index, count_dynamic, ensure_terminator, flag, int_array, parse_values_colon_types,
-    print_attrs, print_attrs_kw, print_values_colon_types, prop, segments, segments_checked,
-    set_segments, single_block, terminators_elidable, types_of,
+    all_index, count_dynamic, ensure_terminator, flag, int_array, parse_value_colon_type,
+    parse_values_colon_types, print_attrs, print_attrs_kw, print_value_colon_type,
+    print_values_colon_types, prop, segments, segments_checked, set_segments, single_block,
+    terminators_elidable, types_of,
 };
 
 /// Ops an `scf.yield` may terminate.
@@ -113,8 +114,8 @@ pub fn register(r: &mut Registry) {
     ));
     r.register(def(
         "scf.reduce.return",
-        parse_reduce_return,
-        print_reduce_return,
+        parse_value_colon_type,
+        print_value_colon_type,
         verify_reduce_return,
         traits::TERMINATOR,
     ));
@@ -1065,25 +1066,6 @@ fn verify_reduce(m: &Module, op: OpId) -> Result<(), String> {
         Some(par) if m.op(par).name == "scf.parallel" => Ok(()),
         _ => Err("expects parent op 'scf.parallel'".into()),
     }
-}
-
-fn parse_reduce_return(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    let v = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut st.attrs)?;
-    let t = p.parse_colon_type()?;
-    st.operands.push(p.resolve_operand(&v, &t)?);
-    Ok(())
-}
-
-fn print_reduce_return(p: &mut Printer<'_>, op: OpId) -> bool {
-    let m = p.module();
-    let [v] = m.operands(op) else { return false };
-    p.write(" ");
-    p.print_operand(*v);
-    print_attrs(p, op, &[]);
-    p.write(" : ");
-    p.print_type(m.value_type(*v));
-    true
 }
 
 fn verify_reduce_return(m: &Module, op: OpId) -> Result<(), String> {
