@@ -39,43 +39,115 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// The check of one seed through memplan; `Err` says what went wrong (files are kept).
-fn check_seed(dir: &Path, seed: u64) -> Result<(), String> {
-    let prog = progen::generate(seed);
-    let input = write(dir, &format!("seed{seed}.mlir"), &prog.text);
-    let expected = oracle::run(&input).map_err(|e| format!("original does not run: {e}"))?;
-    let again = oracle::run_perturbed(&input, oracle::PERTURB_ALT)
-        .map_err(|e| format!("original does not run (second perturb byte): {e}"))?;
+/// Number of `memref.view` ops in a module text (merge-alloc turns each merged allocation into
+/// one view of its arena).
+fn count_views(text: &str) -> u64 {
+    text.matches("= memref.view ").count() as u64
+}
+
+/// What went wrong with one seed: `kind` is one of `generator`, `memplan`, `invalid IR`,
+/// `crash`, `wrong values`, `nothing merged`.
+struct Failure {
+    kind: &'static str,
+    detail: String,
+}
+
+fn fail(kind: &'static str, detail: String) -> Failure {
+    Failure { kind, detail }
+}
+
+/// Writes the program's module; with `lower_to_cfg` it is first lowered by
+/// `mlir-opt-22 --convert-scf-to-cf` (the lowered module is the reference).
+fn write_input(dir: &Path, prog: &progen::Program) -> Result<PathBuf, Failure> {
+    let seed = prog.seed;
+    let structured = write(dir, &format!("seed{seed}.mlir"), &prog.text);
+    if !prog.lower_to_cfg {
+        return Ok(structured);
+    }
+    let cfg = dir.join(format!("seed{seed}.cfg.mlir"));
+    let out = Command::new(oracle::MLIR_OPT)
+        .arg(&structured)
+        .arg("--convert-scf-to-cf")
+        .arg("-o")
+        .arg(&cfg)
+        .output()
+        .map_err(|e| {
+            fail(
+                "generator",
+                format!("cannot start {}: {e}", oracle::MLIR_OPT),
+            )
+        })?;
+    if !out.status.success() {
+        return Err(fail(
+            "generator",
+            format!(
+                "--convert-scf-to-cf rejects the program: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        ));
+    }
+    Ok(cfg)
+}
+
+/// The check of one program through memplan; `Err` says what went wrong (files are kept).
+fn check_program(dir: &Path, prog: &progen::Program) -> Result<(), Failure> {
+    let seed = prog.seed;
+    let input = write_input(dir, prog)?;
+    let expected = oracle::run(&input)
+        .map_err(|e| fail("generator", format!("original does not run: {e}")))?;
+    let again = oracle::run_perturbed(&input, oracle::PERTURB_ALT).map_err(|e| {
+        fail(
+            "generator",
+            format!("original does not run (second perturb byte): {e}"),
+        )
+    })?;
     if again != expected {
-        return Err(format!(
-            "generator bug: seed {seed} reads uninitialised memory (its output changes with \
-             MALLOC_PERTURB_={} vs {})",
-            oracle::PERTURB,
-            oracle::PERTURB_ALT
+        return Err(fail(
+            "generator",
+            format!(
+                "seed {seed} reads uninitialised memory (its output changes with \
+                 MALLOC_PERTURB_={} vs {})",
+                oracle::PERTURB,
+                oracle::PERTURB_ALT
+            ),
         ));
     }
     let out = dir.join(format!("seed{seed}.merged.mlir"));
+    let merge_arg = if prog.merge_options.is_empty() {
+        "--merge-alloc".to_string()
+    } else {
+        format!("--merge-alloc={}", prog.merge_options)
+    };
     let res = Command::new(env!("CARGO_BIN_EXE_memplan"))
         .arg("opt")
         .arg(&input)
-        .arg("--merge-alloc")
+        .arg(&merge_arg)
         .arg("-o")
         .arg(&out)
         .output()
-        .map_err(|e| format!("cannot start memplan: {e}"))?;
+        .map_err(|e| fail("memplan", format!("cannot start memplan: {e}")))?;
     if !res.status.success() {
-        return Err(format!(
-            "memplan opt --merge-alloc failed ({:?}): {}",
-            res.status.code(),
-            String::from_utf8_lossy(&res.stderr)
-                .lines()
-                .take(8)
-                .collect::<Vec<_>>()
-                .join("\n")
+        return Err(fail(
+            "memplan",
+            format!(
+                "memplan opt {merge_arg} failed ({:?}): {}",
+                res.status.code(),
+                String::from_utf8_lossy(&res.stderr)
+                    .lines()
+                    .take(8)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
         ));
     }
-    oracle::verify(&out).map_err(|e| format!("{} rejects the output:\n{e}", oracle::MLIR_OPT))?;
-    let got = oracle::run(&out).map_err(|e| format!("merged program does not run: {e}"))?;
+    oracle::verify(&out).map_err(|e| {
+        fail(
+            "invalid IR",
+            format!("{} rejects the output:\n{e}", oracle::MLIR_OPT),
+        )
+    })?;
+    let got = oracle::run(&out)
+        .map_err(|e| fail("crash", format!("merged program does not run: {e}")))?;
     if got != expected {
         std::fs::write(dir.join(format!("seed{seed}.expected.out")), &expected).ok();
         std::fs::write(dir.join(format!("seed{seed}.merged.out")), &got).ok();
@@ -84,29 +156,56 @@ fn check_seed(dir: &Path, seed: u64) -> Result<(), String> {
             .zip(got.lines())
             .position(|(a, b)| a != b)
             .unwrap_or(0);
-        return Err(format!(
-            "printed values differ from the original (first differing output line {})",
-            first + 1
+        return Err(fail(
+            "wrong values",
+            format!(
+                "printed values differ from the original (first differing output line {})",
+                first + 1
+            ),
+        ));
+    }
+    // Merging must have happened where the issue's rules make it legal.
+    let in_text = std::fs::read_to_string(&input).unwrap_or_default();
+    let out_text = std::fs::read_to_string(&out).unwrap_or_default();
+    let merged = count_views(&out_text).saturating_sub(count_views(&in_text));
+    let want = prog.min_merged();
+    if merged < want {
+        return Err(fail(
+            "nothing merged",
+            format!(
+                "only {merged} allocations merged, the generator proves at least {want} \
+                 mergeable ({merge_arg})"
+            ),
         ));
     }
     Ok(())
 }
 
-#[test]
-fn merge_alloc_preserves_random_programs() {
-    if !oracle::require_tools("merge_alloc_preserves_random_programs") {
+/// Runs `prog_of(seed)` for every seed of `range`; panics listing the failures.
+fn run_seeds(tag: &str, range: std::ops::Range<u64>, prog_of: impl Fn(u64) -> progen::Program) {
+    if !oracle::require_tools(tag) {
         return;
     }
-    let dir = oracle::scratch_dir("random-programs");
+    let dir = oracle::scratch_dir(tag);
     let mut failures = Vec::new();
-    let range = seeds(20);
     let n = range.end - range.start;
     for seed in range {
-        if let Err(e) = check_seed(&dir, seed) {
-            eprintln!("seed {seed}: FAIL: {e}");
-            failures.push(format!("seed {seed}: {}", e.lines().next().unwrap_or("")));
+        let prog = prog_of(seed);
+        if let Err(e) = check_program(&dir, &prog) {
+            eprintln!(
+                "{tag} seed {seed} [features {}]: FAIL ({}): {}",
+                prog.features.names(),
+                e.kind,
+                e.detail
+            );
+            failures.push(format!(
+                "seed {seed} [{}] {}: {}",
+                prog.features.names(),
+                e.kind,
+                e.detail.lines().next().unwrap_or("")
+            ));
         } else {
-            for ext in ["mlir", "merged.mlir"] {
+            for ext in ["mlir", "cfg.mlir", "merged.mlir"] {
                 let _ = std::fs::remove_file(dir.join(format!("seed{seed}.{ext}")));
             }
         }
@@ -116,13 +215,81 @@ fn merge_alloc_preserves_random_programs() {
     } else {
         panic!(
             "{} of {n} random programs failed the merge-alloc oracle:\n  {}\n\
-             files kept in {} (seedN.mlir = input, seedN.merged.mlir = memplan's output); \
-             reproduce one with MEMPLAN_RANDOM_SEED=N MEMPLAN_RANDOM_PROGRAMS=1",
+             files kept in {} (seedN.mlir = input, seedN.cfg.mlir = its CFG lowering, \
+             seedN.merged.mlir = memplan's output); reproduce one with MEMPLAN_RANDOM_SEED=N \
+             MEMPLAN_PROGEN_SEEDS=1 (and MEMPLAN_PROGEN_FEATURES=... for the mixed test)",
             failures.len(),
             failures.join("\n  "),
             dir.display()
         );
     }
+}
+
+#[test]
+fn merge_alloc_preserves_random_programs() {
+    let range = seeds(20);
+    run_seeds("random-programs", range, progen::generate);
+}
+
+/// Seeds of the per-feature tests: `MEMPLAN_PROGEN_FEATURE_SEEDS` each (default 4).
+fn feature_seeds() -> std::ops::Range<u64> {
+    let first = env_u64("MEMPLAN_RANDOM_SEED", 0);
+    first..first + env_u64("MEMPLAN_PROGEN_FEATURE_SEEDS", 4)
+}
+
+fn feature_test(name: &str) {
+    let f = progen::Features::only(name).expect("known feature");
+    run_seeds(&format!("progen-{name}"), feature_seeds(), |s| {
+        progen::generate_with(s, f)
+    });
+}
+
+#[test]
+fn progen_dealloc() {
+    feature_test("dealloc");
+}
+#[test]
+fn progen_callees() {
+    feature_test("callees");
+}
+#[test]
+fn progen_reshape() {
+    feature_test("reshape");
+}
+#[test]
+fn progen_regions() {
+    feature_test("regions");
+}
+#[test]
+fn progen_vectors() {
+    feature_test("vectors");
+}
+#[test]
+fn progen_cfg() {
+    feature_test("cfg");
+}
+#[test]
+fn progen_switch() {
+    feature_test("switch");
+}
+#[test]
+fn progen_ptrcmp() {
+    feature_test("ptrcmp");
+}
+
+/// The long run: `MEMPLAN_PROGEN_SEEDS` seeds (default 8), each with a random subset of the
+/// features drawn from its seed, or exactly `MEMPLAN_PROGEN_FEATURES` (a comma list, `all`).
+#[test]
+fn progen_mixed() {
+    let fixed = std::env::var("MEMPLAN_PROGEN_FEATURES")
+        .ok()
+        .map(|l| progen::Features::parse(&l).unwrap_or_else(|e| panic!("{e}")));
+    let first = env_u64("MEMPLAN_RANDOM_SEED", 0);
+    let range = first..first + env_u64("MEMPLAN_PROGEN_SEEDS", 8);
+    run_seeds("progen-mixed", range, |s| {
+        let f = fixed.unwrap_or_else(|| progen::Features::random(s));
+        progen::generate_with(s, f)
+    });
 }
 
 /// The oracle can see a wrong reuse: generated programs verify and run, and merging two co-live
@@ -194,8 +361,11 @@ fn dump_programs() {
     };
     let dir = PathBuf::from(dir);
     std::fs::create_dir_all(&dir).expect("create MEMPLAN_PROGEN_DIR");
+    let feat = std::env::var("MEMPLAN_PROGEN_FEATURES")
+        .map(|l| progen::Features::parse(&l).unwrap_or_else(|e| panic!("{e}")))
+        .unwrap_or_default();
     for seed in seeds(30) {
-        let prog = progen::generate(seed);
+        let prog = progen::generate_with(seed, feat);
         write(&dir, &format!("seed{}.mlir", prog.seed), &prog.text);
         if let Some((bad, _, _)) = progen::corrupt_merge(&prog) {
             write(&dir, &format!("seed{}.bad.mlir", prog.seed), &bad);
