@@ -45,8 +45,80 @@ fn count_views(text: &str) -> u64 {
     text.matches("= memref.view ").count() as u64
 }
 
+/// Natural alignment in bytes of the element type of a memref type text (x86-64 data layout;
+/// both vector types of the generator are 16 bytes).
+fn elem_align(memref_ty: &str) -> u64 {
+    if memref_ty.contains("vector<") {
+        return 16;
+    }
+    let inner = memref_ty.trim_end_matches('>');
+    match inner.rsplit('x').next().unwrap_or("") {
+        "f64" | "i64" | "index" => 8,
+        "f32" | "i32" => 4,
+        "i16" => 2,
+        _ => 1,
+    }
+}
+
+/// Views of an arena whose element type is misaligned: a constant byte offset that is not a
+/// multiple of the element's natural alignment, or an arena whose `alignment` attribute is
+/// smaller than it. Issue 9, defect 5: offsets honour max(option, the alloc's own alignment,
+/// the element/vector alignment). Reads each function's `arith.constant ... : index` and
+/// `memref.alloc() {alignment = N : i64}` (SSA names are unique per function).
+fn misaligned_views(text: &str) -> Vec<String> {
+    use std::collections::HashMap;
+    let mut consts: HashMap<String, u64> = HashMap::new();
+    let mut aligns: HashMap<String, u64> = HashMap::new();
+    let mut bad = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("func.func") {
+            consts.clear();
+            aligns.clear();
+            continue;
+        }
+        let Some((lhs, rhs)) = t.split_once(" = ") else {
+            continue;
+        };
+        if let Some(c) = rhs.strip_prefix("arith.constant ") {
+            if let Some(v) = c.strip_suffix(" : index") {
+                if let Ok(v) = v.trim().parse::<u64>() {
+                    consts.insert(lhs.to_string(), v);
+                }
+            }
+        } else if let Some(a) = rhs.strip_prefix("memref.alloc() {alignment = ") {
+            if let Some(v) = a.split(' ').next().and_then(|v| v.parse::<u64>().ok()) {
+                aligns.insert(lhs.to_string(), v);
+            }
+        } else if let Some(v) = rhs.strip_prefix("memref.view ") {
+            // memref.view %arena[%off][] : memref<Nxi8> to T
+            let (Some(open), Some(close)) = (v.find('['), v.find(']')) else {
+                continue;
+            };
+            let base = &v[..open];
+            let off = &v[open + 1..close];
+            let Some((_, ty)) = v.rsplit_once(" to ") else {
+                continue;
+            };
+            let a = elem_align(ty);
+            if let Some(o) = consts.get(off) {
+                if o % a != 0 {
+                    bad.push(format!("{lhs} : {ty} at byte offset {o} of {base}"));
+                    continue;
+                }
+            }
+            if let Some(&al) = aligns.get(base) {
+                if al < a {
+                    bad.push(format!("{lhs} : {ty} in {base} aligned to only {al} bytes"));
+                }
+            }
+        }
+    }
+    bad
+}
+
 /// What went wrong with one seed: `kind` is one of `generator`, `memplan`, `invalid IR`,
-/// `crash`, `wrong values`, `nothing merged`.
+/// `misaligned`, `crash`, `wrong values`, `nothing merged`.
 struct Failure {
     kind: &'static str,
     detail: String,
@@ -140,6 +212,18 @@ fn check_program(dir: &Path, prog: &progen::Program) -> Result<(), Failure> {
             ),
         ));
     }
+    let out_text = std::fs::read_to_string(&out).unwrap_or_default();
+    let bad = misaligned_views(&out_text);
+    if !bad.is_empty() {
+        return Err(fail(
+            "misaligned",
+            format!(
+                "{} misaligned arena view(s) under {merge_arg}, first: {}",
+                bad.len(),
+                bad[0]
+            ),
+        ));
+    }
     oracle::verify(&out).map_err(|e| {
         fail(
             "invalid IR",
@@ -166,7 +250,6 @@ fn check_program(dir: &Path, prog: &progen::Program) -> Result<(), Failure> {
     }
     // Merging must have happened where the issue's rules make it legal.
     let in_text = std::fs::read_to_string(&input).unwrap_or_default();
-    let out_text = std::fs::read_to_string(&out).unwrap_or_default();
     let merged = count_views(&out_text).saturating_sub(count_views(&in_text));
     let want = prog.min_merged();
     if merged < want {

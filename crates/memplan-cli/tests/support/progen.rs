@@ -492,6 +492,17 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
     }
     g.close_block(0, &ctx);
     let mut p = g.finish(seed);
+    if feat != Features::default() {
+        let head = format!(
+            "// progen features: {}; merge-alloc options: `{}`; lowered by --convert-scf-to-cf: {}; at least {} allocations mergeable\n",
+            feat.names(),
+            merge_options,
+            feat.cfg,
+            p.min_merged()
+        );
+        let cut = p.text.find('\n').map_or(0, |i| i + 1);
+        p.text.insert_str(cut, &head);
+    }
     p.merge_options = merge_options;
     p.lower_to_cfg = feat.cfg;
     p
