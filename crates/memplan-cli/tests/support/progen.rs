@@ -1097,6 +1097,32 @@ impl Gen {
             // A runtime condition: when it is false the buffer is not freed (a leak, no error).
             self.condition(ctx)
         };
+        if self.rng.chance(25) {
+            // Ownership handed on and back, as the ownership pass chains it: the first
+            // dealloc retains the buffer (or a view of it), so frees nothing and returns its
+            // condition; the second frees under that result.
+            let roots = h.roots.clone();
+            let views: Vec<Handle> = self
+                .handles
+                .iter()
+                .filter(|x| self.visible(x) && x.roots == roots)
+                .cloned()
+                .collect();
+            let v = views[self.rng.below(views.len() as u64) as usize].clone();
+            let own = self.fresh("own");
+            self.emit(format!(
+                "{own} = bufferization.dealloc ({operand} : {op_ty}) if ({cond}) retain ({} : {})",
+                v.name,
+                v.ty()
+            ));
+            let w = self.fresh("w");
+            self.emit(format!("{w} = arith.extui {own} : i1 to i32"));
+            self.store_scalar(ctx, &w);
+            self.emit(format!(
+                "bufferization.dealloc ({operand} : {op_ty}) if ({own})"
+            ));
+            return;
+        }
         if self.rng.chance(50) {
             self.pending_frees
                 .entry(self.cur_block())
