@@ -19,6 +19,15 @@
 //! ping-pong `scf.for` iter_args), `scf.parallel` bodies with temporaries, deallocs, a dynamic
 //! alloc and an escaping (returned) alloc.
 //!
+//! Issue 9's optional [`Features`] ([`generate_with`]), each behind its own switch: frees by
+//! `bufferization.dealloc` (conditions, retain lists, ownership results printed and chained),
+//! private callees that read / write / free / return a buffer, `memref.reshape` with its shape in
+//! a buffer, `scf.forall` and `scf.parallel` + `scf.reduce` bodies, vector and `f64` buffers
+//! under small `alignment` options, CFG functions (`--convert-scf-to-cf`), `scf.index_switch` /
+//! `scf.execute_region`, and `--buffer-deallocation-pipeline`'s pointer comparisons around
+//! returned buffers. Each allocation records whether the issue's rules let a pass merge it, so a
+//! program knows a lower bound on what a correct merge-alloc merges ([`Program::min_merged`]).
+//!
 //! Everything is deterministic in the seed: a 64-bit LCG (Knuth's MMIX constants) drives all
 //! choices and only `Vec`/`BTreeMap` are iterated.
 
