@@ -1118,6 +1118,9 @@ impl Gen {
                 .cloned()
                 .collect();
             let v = views[self.rng.below(views.len() as u64) as usize].clone();
+            // Merging it is legal only with the result rewritten to the condition: the rules
+            // let a pass leave a retained buffer alone.
+            self.taint(&roots, "retained by bufferization.dealloc");
             let own = self.fresh("own");
             self.emit(format!(
                 "{own} = bufferization.dealloc ({operand} : {op_ty}) if ({cond}) retain ({} : {})",
@@ -1184,6 +1187,9 @@ impl Gen {
             cs.join(", ")
         );
         if !retain.is_empty() {
+            for h in &retain {
+                self.taint(&h.roots, "retained by bufferization.dealloc");
+            }
             let rs: Vec<String> = retain.iter().map(|h| h.name.clone()).collect();
             let rts: Vec<String> = retain.iter().map(|h| h.ty()).collect();
             let _ = write!(op, " retain ({} : {})", rs.join(", "), rts.join(", "));
