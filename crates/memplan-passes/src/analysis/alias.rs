@@ -4,7 +4,10 @@
 //! the merge-alloc pipeline (seed 000, "Collect the memory alias via
 //! BufferViewFlowAnalysis"). Every `memref.alloc` in the module is an *origin*; values
 //! that may hold an address not coming from one of them carry the origin [`OTHER`]
-//! (function arguments, `memref.alloca`, results of calls). Origins flow along:
+//! (`memref.alloca`, results of calls, ...). The pointer arguments of every function-like
+//! op's entry block are origins of their own ([`BufferViewFlow::arg_origin`]), so that the
+//! same facts summarise what a callee does with its arguments; for everything about
+//! allocations they count like [`OTHER`]. Origins flow along:
 //! - view ops (`memref.view`, `subview`, `cast`, `reinterpret_cast`, `expand_shape`,
 //!   `collapse_shape`, `transpose`, `memory_space_cast`, `assume_alignment`, ...): operand
 //!   0 to result 0;
@@ -34,6 +37,9 @@ pub type AllocIndex = u32;
 pub struct BufferViewFlow {
     /// Every `memref.alloc` of the module, in pre-order; the position is its [`AllocIndex`].
     pub allocs: Vec<OpId>,
+    /// Origins standing for function arguments: origin `allocs.len() + k` is entry
+    /// argument `args[k].1` of the function-like op `args[k].0`.
+    pub args: Vec<(OpId, usize)>,
     origins: Vec<Vec<u32>>,
 }
 
@@ -43,6 +49,7 @@ impl BufferViewFlow {
         let n = m.num_values();
         let mut origins: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut allocs = Vec::new();
+        let mut fn_args: Vec<(OpId, ValueId, usize)> = Vec::new();
         // succ[v] = values that may hold whatever v holds.
         let mut edges: Vec<(ValueId, ValueId)> = Vec::new();
         let mut seeds: Vec<ValueId> = Vec::new();
@@ -84,13 +91,10 @@ impl BufferViewFlow {
                 }
                 OpKind::KnownRegion | OpKind::UnknownRegion => {
                     if FUNCTION_OPS.contains(&m.op(op).name.as_str()) {
-                        for &r in m.regions(op) {
-                            for &b in m.region_blocks(r) {
-                                for &arg in m.block_args(b) {
-                                    if ptr(arg) && m.entry_block(r) == Some(b) {
-                                        origins[arg.index()] = vec![OTHER];
-                                        seeds.push(arg);
-                                    }
+                        if let Some(entry) = m.regions(op).first().and_then(|&r| m.entry_block(r)) {
+                            for (i, &arg) in m.block_args(entry).iter().enumerate() {
+                                if ptr(arg) {
+                                    fn_args.push((op, arg, i));
                                 }
                             }
                         }
@@ -136,11 +140,19 @@ impl BufferViewFlow {
                 }
                 OpKind::MetadataOnly
                 | OpKind::Dealloc
+                | OpKind::BufferizationDealloc
                 | OpKind::Return
                 | OpKind::Store
                 | OpKind::Yield => {}
             }
         });
+        // Argument origins are numbered after the allocations.
+        let mut args = Vec::with_capacity(fn_args.len());
+        for (f, arg, i) in fn_args {
+            origins[arg.index()] = vec![(allocs.len() + args.len()) as u32];
+            seeds.push(arg);
+            args.push((f, i));
+        }
         // Block arguments of non-entry blocks reached by nobody, and any block argument of
         // a function-like op's later blocks, are left empty: they can only receive values
         // through the edges above.
@@ -182,7 +194,35 @@ impl BufferViewFlow {
                 }
             }
         }
-        BufferViewFlow { allocs, origins }
+        BufferViewFlow {
+            allocs,
+            args,
+            origins,
+        }
+    }
+
+    /// True when origin `c` is a `memref.alloc` of the module (not [`OTHER`], not an argument).
+    pub fn is_alloc(&self, c: u32) -> bool {
+        (c as usize) < self.allocs.len()
+    }
+
+    /// The (function, argument index) an origin stands for, if it is an argument origin.
+    pub fn arg_origin(&self, c: u32) -> Option<(OpId, usize)> {
+        let k = (c as usize).checked_sub(self.allocs.len())?;
+        self.args.get(k).copied()
+    }
+
+    /// The allocations `v` may point into (argument and [`OTHER`] origins left out).
+    pub fn alloc_origins(&self, v: ValueId) -> impl Iterator<Item = AllocIndex> + '_ {
+        self.origins(v)
+            .iter()
+            .copied()
+            .filter(|&c| self.is_alloc(c))
+    }
+
+    /// True when `v` may point to something that is not an allocation of the module.
+    pub fn may_be_foreign(&self, v: ValueId) -> bool {
+        self.origins(v).iter().any(|&c| !self.is_alloc(c))
     }
 
     /// The allocations (and possibly [`OTHER`]) `v` may point into, sorted.
@@ -194,7 +234,7 @@ impl BufferViewFlow {
     pub fn alloc_index(&self, m: &Module, op: OpId) -> Option<AllocIndex> {
         let r = *m.results(op).first()?;
         match self.origins(r) {
-            [i] if *i != OTHER && self.allocs.get(*i as usize) == Some(&op) => Some(*i),
+            [i] if self.is_alloc(*i) && self.allocs.get(*i as usize) == Some(&op) => Some(*i),
             _ => None,
         }
     }
