@@ -143,3 +143,28 @@ func.func @reshape(%data: memref<16xf32>, %i: index) -> f32 {
 }
 // CHECK: // lifetime: @reshape func %shape ticks [5, 9] 16 B offset 0
 // CHECK: // lifetime: @reshape func %t ticks [7, 8] 16 B offset 64
+
+// -----
+
+// Addresses compared for equality: %a and %b never live together, but their addresses are
+// compared, so they must not share an offset (distinct allocations never compare equal); %c's
+// address is only compared with the argument's, so it may reuse %a's offset.
+func.func @compare(%x: f32, %i: index, %arg: memref<16xf32>) -> i1 {
+  %a = memref.alloc() : memref<16xf32>
+  memref.store %x, %a[%i] : memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.store %x, %b[%i] : memref<16xf32>
+  %c = memref.alloc() : memref<16xf32>
+  memref.store %x, %c[%i] : memref<16xf32>
+  %pa = memref.extract_aligned_pointer_as_index %a : memref<16xf32> -> index
+  %pb = memref.extract_aligned_pointer_as_index %b : memref<16xf32> -> index
+  %pc = memref.extract_aligned_pointer_as_index %c : memref<16xf32> -> index
+  %px = memref.extract_aligned_pointer_as_index %arg : memref<16xf32> -> index
+  %e1 = arith.cmpi eq, %pa, %pb : index
+  %e2 = arith.cmpi ne, %pc, %px : index
+  %r = arith.andi %e1, %e2 : i1
+  return %r : i1
+}
+// CHECK: // lifetime: @compare func %a ticks [3, 3] 64 B offset 64
+// CHECK: // lifetime: @compare func %b ticks [5, 5] 64 B offset 0
+// CHECK: // lifetime: @compare func %c ticks [7, 7] 64 B offset 0

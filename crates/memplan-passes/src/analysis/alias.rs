@@ -22,6 +22,8 @@
 //! The result is a may-point-to set per value, computed to a fixed point with a worklist.
 //! Sets are sorted vectors, so everything derived from them is deterministic.
 
+use std::collections::BTreeMap;
+
 use memplan_ir::{Module, OpId, ValueId};
 
 use crate::ops::{classify, is_pointer_like, OpKind, FUNCTION_OPS};
@@ -46,6 +48,68 @@ pub struct BufferViewFlow {
 impl BufferViewFlow {
     /// Runs the analysis over every op nested in `root` (normally the module's top op).
     pub fn compute(m: &Module, root: OpId) -> BufferViewFlow {
+        Self::compute_with(m, root, None)
+    }
+
+    /// Like [`BufferViewFlow::compute`], but the results of a `func.call` to a function
+    /// with a body only alias the operands whose argument that function may return (found
+    /// by a first, conservative run). Sound because the first run over-approximates.
+    pub fn compute_interprocedural(m: &Module, root: OpId) -> BufferViewFlow {
+        let first = Self::compute_with(m, root, None);
+        let returns = first.returned_args(m, root);
+        if returns.is_empty() {
+            return first;
+        }
+        Self::compute_with(m, root, Some(&returns))
+    }
+
+    /// Per function with a body (by symbol name): which pointer arguments a `func.return`
+    /// inside it may return.
+    fn returned_args(&self, m: &Module, root: OpId) -> BTreeMap<String, Vec<bool>> {
+        let mut out: BTreeMap<String, Vec<bool>> = BTreeMap::new();
+        let mut names: BTreeMap<OpId, String> = BTreeMap::new();
+        for op in m.walk_ops(root) {
+            if m.op(op).name == "func.func" {
+                let has_body = m
+                    .regions(op)
+                    .first()
+                    .is_some_and(|&r| !m.region_blocks(r).is_empty());
+                if has_body {
+                    let name = crate::analysis::lifetime::function_name(m, op);
+                    let nargs = m
+                        .regions(op)
+                        .first()
+                        .and_then(|&r| m.entry_block(r))
+                        .map_or(0, |b| m.block_args(b).len());
+                    out.insert(name.clone(), vec![false; nargs]);
+                    names.insert(op, name);
+                }
+            }
+        }
+        for op in m.walk_ops(root) {
+            if m.op(op).name != "func.return" {
+                continue;
+            }
+            for &v in m.operands(op) {
+                for &c in self.origins(v) {
+                    if let Some((f, i)) = self.arg_origin(c) {
+                        if let Some(v) = names.get(&f).and_then(|n| out.get_mut(n)) {
+                            if let Some(slot) = v.get_mut(i) {
+                                *slot = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn compute_with(
+        m: &Module,
+        root: OpId,
+        returns: Option<&BTreeMap<String, Vec<bool>>>,
+    ) -> BufferViewFlow {
         let n = m.num_values();
         let mut origins: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut allocs = Vec::new();
@@ -121,7 +185,25 @@ impl BufferViewFlow {
                     }
                 }
                 OpKind::ForeignBuffer | OpKind::Call | OpKind::UnknownCall | OpKind::Other => {
-                    let srcs: Vec<ValueId> = operands.iter().copied().filter(|&v| ptr(v)).collect();
+                    let returned = (kind == OpKind::Call)
+                        .then(|| {
+                            let d = m.op(op);
+                            let callee = d
+                                .props
+                                .get("callee")
+                                .or_else(|| d.attrs.get("callee"))
+                                .and_then(memplan_ir::Attribute::as_symbol)?;
+                            returns?.get(callee)
+                        })
+                        .flatten();
+                    let srcs: Vec<ValueId> = operands
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, &v)| {
+                            ptr(v) && returned.is_none_or(|r| r.get(i).copied().unwrap_or(true))
+                        })
+                        .map(|(_, &v)| v)
+                        .collect();
                     for &r in results {
                         if ptr(r) {
                             origins[r.index()] = vec![OTHER];

@@ -140,8 +140,6 @@ pub enum Hazard {
     PointerTaken(String),
     /// Freed through a value that may also be a buffer that is not merged.
     AmbiguousDealloc,
-    /// Its address is compared with that of a value that may be another merged buffer.
-    PointerCompared,
     /// Retained by a `bufferization.dealloc` (ownership answered by comparing addresses).
     Retained,
     /// Freed by a callee.
@@ -174,10 +172,6 @@ impl fmt::Display for Hazard {
             Hazard::AmbiguousDealloc => write!(
                 f,
                 "it is freed through a value that may also point to a buffer that is not merged"
-            ),
-            Hazard::PointerCompared => write!(
-                f,
-                "its address is compared with a value that may point to another merged buffer"
             ),
             Hazard::Retained => write!(
                 f,
@@ -239,9 +233,13 @@ pub struct BufferTrace {
     pub hazards: Vec<Hazard>,
     /// Indices into [`Lifetimes::frees`] of the sites that may free it.
     pub frees: Vec<usize>,
-    /// Values whose address is compared (`arith.cmpi eq/ne`) with this buffer's address.
-    pub compared_with: Vec<ValueId>,
 }
+
+/// Values whose addresses are compared with one another (directly with `arith.cmpi eq/ne`,
+/// or as integers stored into pointer tables that a callee only compares, as the lowered
+/// `bufferization.dealloc` helper does). Merging keeps every such comparison's outcome when
+/// distinct merged buffers among the values' origins get distinct addresses.
+pub type AddressGroup = Vec<ValueId>;
 
 impl BufferTrace {
     /// The half-open live intervals; an unused buffer gets one tick at its allocation.
@@ -291,6 +289,8 @@ pub struct Lifetimes {
     pub frees: Vec<FreeSite>,
     /// Per function-like op with a body: what it does with each entry argument.
     pub summaries: BTreeMap<OpId, Vec<ArgSummary>>,
+    /// Sets of values whose addresses are compared with one another.
+    pub address_groups: Vec<AddressGroup>,
 }
 
 /// How one operand of one op uses the buffers it may point to.
@@ -312,6 +312,8 @@ enum UseKind {
     Yield(OpId),
     /// Its address only feeds equality comparisons with these values.
     Compared(Vec<ValueId>),
+    /// Its address only goes into pointer tables that these calls compare.
+    Tabled(Vec<OpId>),
     /// Passed as argument `index` to a function with a body.
     Call {
         callee: OpId,
@@ -369,7 +371,6 @@ impl Lifetimes {
                 live: Vec::new(),
                 hazards,
                 frees: Vec::new(),
-                compared_with: Vec::new(),
             });
         }
         // Scopes in pre-order of their ops.
@@ -390,6 +391,7 @@ impl Lifetimes {
             traces,
             frees: Vec::new(),
             summaries: BTreeMap::new(),
+            address_groups: Vec::new(),
         };
         let functions = function_table(m);
         lt.summarise(m, root, flow, &functions);
@@ -399,8 +401,6 @@ impl Lifetimes {
         for t in &mut lt.traces {
             t.hazards.sort();
             t.hazards.dedup();
-            t.compared_with.sort();
-            t.compared_with.dedup();
         }
         lt
     }
@@ -456,6 +456,9 @@ impl Lifetimes {
                 if name == "memref.extract_aligned_pointer_as_index" {
                     if let Some(partners) = compared_only(m, op) {
                         return UseKind::Compared(partners);
+                    }
+                    if let Some(calls) = stored_in_pointer_tables(m, op, functions) {
+                        return UseKind::Tabled(calls);
                     }
                 }
                 UseKind::Escape(Hazard::PointerTaken(name.to_string()))
@@ -526,7 +529,8 @@ impl Lifetimes {
                     | UseKind::Returned
                     | UseKind::Retained
                     | UseKind::Yield(_)
-                    | UseKind::Compared(_) => ArgSummary::default(),
+                    | UseKind::Compared(_)
+                    | UseKind::Tabled(_) => ArgSummary::default(),
                     UseKind::Access => ArgSummary {
                         accessed: true,
                         ..ArgSummary::default()
@@ -592,6 +596,7 @@ impl Lifetimes {
         points: &mut [Points],
     ) {
         let ops = m.walk_ops(root);
+        let mut tables: BTreeMap<OpId, Vec<ValueId>> = BTreeMap::new();
         for op in ops {
             let kind = classify(m, op);
             for (i, &v) in m.operands(op).iter().enumerate() {
@@ -638,10 +643,13 @@ impl Lifetimes {
                         }
                     }
                     UseKind::Compared(partners) => {
-                        for &c in &allocs {
-                            self.traces[c as usize]
-                                .compared_with
-                                .extend(partners.iter().copied());
+                        let mut group = vec![v];
+                        group.extend(partners);
+                        self.address_groups.push(group);
+                    }
+                    UseKind::Tabled(calls) => {
+                        for c in calls {
+                            tables.entry(c).or_default().push(v);
                         }
                     }
                     UseKind::Call {
@@ -664,6 +672,11 @@ impl Lifetimes {
                     }
                 }
             }
+        }
+        for (_, mut group) in tables {
+            group.sort();
+            group.dedup();
+            self.address_groups.push(group);
         }
     }
 
@@ -902,6 +915,114 @@ fn compared_only(m: &Module, op: OpId) -> Option<Vec<ValueId>> {
         return None;
     }
     Some(partners)
+}
+
+/// The lowered `bufferization.dealloc` idiom: the address of a buffer is stored (as an
+/// index) into local pointer tables that are only written, freed, viewed, and passed to
+/// functions that merely load entries and compare them for equality. Returns those calls
+/// (`None` when the address or a table goes anywhere else).
+fn stored_in_pointer_tables(
+    m: &Module,
+    op: OpId,
+    functions: &BTreeMap<String, (OpId, bool)>,
+) -> Option<Vec<OpId>> {
+    let r = *m.results(op).first()?;
+    let mut calls = BTreeSet::new();
+    if m.uses(r).is_empty() {
+        return None;
+    }
+    for u in m.uses(r) {
+        if m.op(u.op).name != "memref.store" || u.index != 0 {
+            return None;
+        }
+        let mut table = m.operands(u.op)[1];
+        // Back to the table's allocation through views.
+        while let Some(d) = m.defining_op(table) {
+            if classify(m, d) == OpKind::View {
+                table = m.operands(d)[0];
+            } else {
+                break;
+            }
+        }
+        let def = m.defining_op(table)?;
+        if !matches!(m.op(def).name.as_str(), "memref.alloc" | "memref.alloca") {
+            return None;
+        }
+        table_calls(m, table, functions, &mut calls, 0)?;
+    }
+    Some(calls.into_iter().collect())
+}
+
+fn table_calls(
+    m: &Module,
+    t: ValueId,
+    functions: &BTreeMap<String, (OpId, bool)>,
+    calls: &mut BTreeSet<OpId>,
+    depth: u32,
+) -> Option<()> {
+    if depth > 8 {
+        return None;
+    }
+    for u in m.uses(t) {
+        let d = m.op(u.op);
+        match classify(m, u.op) {
+            OpKind::Dealloc | OpKind::MetadataOnly => {}
+            OpKind::Store if d.name == "memref.store" && u.index == 1 => {}
+            OpKind::View if u.index == 0 => {
+                for &r in m.results(u.op) {
+                    if is_pointer_like(m.value_type(r)) {
+                        table_calls(m, r, functions, calls, depth + 1)?;
+                    }
+                }
+            }
+            OpKind::Call => {
+                let callee = d
+                    .props
+                    .get("callee")
+                    .or_else(|| d.attrs.get("callee"))
+                    .and_then(Attribute::as_symbol)?;
+                let &(f, true) = functions.get(callee)? else {
+                    return None;
+                };
+                if !compare_only_param(m, f, u.index as usize) {
+                    return None;
+                }
+                calls.insert(u.op);
+            }
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// True when parameter `i` of function `f` is only read (`memref.load`, `memref.dim`) and
+/// every loaded value only feeds `arith.cmpi eq/ne`.
+fn compare_only_param(m: &Module, f: OpId, i: usize) -> bool {
+    let Some(entry) = m.regions(f).first().and_then(|&r| m.entry_block(r)) else {
+        return false;
+    };
+    let Some(&q) = m.block_args(entry).get(i) else {
+        return false;
+    };
+    m.uses(q).iter().all(|u| {
+        let d = m.op(u.op);
+        match d.name.as_str() {
+            "memref.dim" => true,
+            "memref.load" if u.index == 0 => m.results(u.op).iter().all(|&r| {
+                m.uses(r).iter().all(|lu| {
+                    let ld = m.op(lu.op);
+                    ld.name == "arith.cmpi"
+                        && ld
+                            .props
+                            .get("predicate")
+                            .or_else(|| ld.attrs.get("predicate"))
+                            .and_then(Attribute::as_int)
+                            .is_some_and(|p| p == 0 || p == 1)
+                })
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// True when the allocation anchored at `anchor` lies on a CFG cycle of `region` and

@@ -402,7 +402,7 @@ pub fn merge_alloc(
     m: &mut Module,
     opts: &MergeAllocOptions,
 ) -> Result<MergeAllocReport, MergeAllocError> {
-    let flow = BufferViewFlow::compute(m, m.top);
+    let flow = BufferViewFlow::compute_interprocedural(m, m.top);
     let lt = Lifetimes::compute(m, m.top, &flow);
     let mut report = MergeAllocReport::default();
 
@@ -415,7 +415,7 @@ pub fn merge_alloc(
     // Planning; a scope whose plan fails leaves its buffers alone, which may make frees or
     // address comparisons shared with other scopes ambiguous: settle again and re-plan.
     let planned: Vec<(ScopeProblem, Plan)> = loop {
-        settle(&flow, &lt, &mut verdicts);
+        settle(&lt, &mut verdicts);
         let mergeable: Vec<MergeableAlloc> = verdicts
             .iter()
             .filter_map(|v| match v {
@@ -426,7 +426,8 @@ pub fn merge_alloc(
         let mut planned = Vec::new();
         let mut failed = false;
         for sp in extract(&lt, &mergeable, opts.alignment) {
-            match plan_scope(&sp.problem, opts) {
+            match plan_scope(&sp.problem, opts).and_then(|p| separate_addresses(&flow, &lt, &sp, p))
+            {
                 Ok(p) => planned.push((sp, p)),
                 Err(e) => {
                     failed = true;
@@ -566,11 +567,10 @@ fn cap_arena_sizes(lt: &Lifetimes, verdicts: &mut [Legality]) {
     }
 }
 
-/// Un-merges, to a fixed point, every buffer that a free or an address comparison ties to
-/// something that is not merged: a free of a value that may be a merged buffer or something
-/// else can neither stay (it would free part of an arena) nor go (it would leak or skip a
-/// free); an address compared with another merged buffer's may now compare equal.
-fn settle(flow: &BufferViewFlow, lt: &Lifetimes, verdicts: &mut [Legality]) {
+/// Un-merges, to a fixed point, every buffer that a free ties to something that is not
+/// merged: a free of a value that may be a merged buffer or something else can neither stay
+/// (it would free part of an arena) nor go (it would leak or skip a free).
+fn settle(lt: &Lifetimes, verdicts: &mut [Legality]) {
     let merged = |v: &[Legality], c: usize| matches!(v[c], Legality::Mergeable(_));
     loop {
         let mut changed = false;
@@ -587,23 +587,94 @@ fn settle(flow: &BufferViewFlow, lt: &Lifetimes, verdicts: &mut [Legality]) {
                 }
             }
         }
-        for (c, t) in lt.traces.iter().enumerate() {
-            if !merged(verdicts, c) {
-                continue;
-            }
-            let clash = t.compared_with.iter().any(|&v| {
-                flow.alloc_origins(v)
-                    .any(|b| b as usize != c && merged(verdicts, b as usize))
-            });
-            if clash {
-                verdicts[c] = Legality::Skip(vec![SkipReason::Hazard(Hazard::PointerCompared)]);
-                changed = true;
-            }
-        }
         if !changed {
             break;
         }
     }
+}
+
+/// Gives distinct addresses to merged buffers of one arena whose addresses are compared
+/// with one another ([`Lifetimes::address_groups`]): two distinct allocations never compare
+/// equal, and after the rewrite they still do not. A buffer sharing its offset with such a
+/// partner moves to the lowest offset that is aligned, overlaps nothing live at the same
+/// time, and is free of its partners' offsets (the arena's end always qualifies).
+fn separate_addresses(
+    flow: &BufferViewFlow,
+    lt: &Lifetimes,
+    sp: &ScopeProblem,
+    plan: Plan,
+) -> Result<Plan, String> {
+    let index: BTreeMap<usize, usize> = sp
+        .allocs
+        .iter()
+        .enumerate()
+        .map(|(k, a)| (a.trace, k))
+        .collect();
+    // Pairs of buffers (problem indices) that must not share an offset.
+    let mut apart: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for group in &lt.address_groups {
+        let mut members: BTreeSet<usize> = BTreeSet::new();
+        for &v in group {
+            for c in flow.alloc_origins(v) {
+                if let Some(&k) = index.get(&(c as usize)) {
+                    members.insert(k);
+                }
+            }
+        }
+        let members: Vec<usize> = members.into_iter().collect();
+        for (i, &a) in members.iter().enumerate() {
+            for &b in &members[i + 1..] {
+                apart.insert((a, b));
+                apart.insert((b, a));
+            }
+        }
+    }
+    if apart.is_empty() {
+        return Ok(plan);
+    }
+    let p = &sp.problem;
+    let mut offsets = plan.offsets.clone();
+    for k in 0..offsets.len() {
+        let clash = |offsets: &[u64], o: u64| {
+            (0..offsets.len()).any(|j| j != k && offsets[j] == o && apart.contains(&(k, j)))
+        };
+        if !clash(&offsets, offsets[k]) {
+            continue;
+        }
+        let b = &p.buffers[k];
+        let fits = |offsets: &[u64], o: u64| {
+            o.is_multiple_of(b.align)
+                && !clash(offsets, o)
+                && (0..offsets.len()).all(|j| {
+                    j == k
+                        || !b.overlaps_in_time(&p.buffers[j])
+                        || o >= offsets[j] + p.buffers[j].size
+                        || offsets[j] >= o + b.size
+                })
+        };
+        let mut candidates: Vec<u64> = (0..offsets.len())
+            .filter(|&j| j != k)
+            .map(|j| (offsets[j] + p.buffers[j].size).next_multiple_of(b.align))
+            .collect();
+        candidates.push(0);
+        candidates.sort_unstable();
+        candidates.dedup();
+        let end = (0..offsets.len())
+            .map(|j| offsets[j] + p.buffers[j].size)
+            .max()
+            .unwrap_or(0)
+            .next_multiple_of(b.align);
+        let o = candidates
+            .into_iter()
+            .find(|&o| fits(&offsets, o))
+            .unwrap_or(end);
+        offsets[k] = o;
+    }
+    let fixed = Plan::from_offsets(p, offsets);
+    check(p, &fixed).map_err(|e| {
+        format!("the plan fails the checker after separating compared addresses: {e}")
+    })?;
+    Ok(fixed)
 }
 
 /// Removes the frees of merged buffers: a `memref.dealloc` goes; a `bufferization.dealloc`
