@@ -437,6 +437,9 @@ struct Gen {
     pending_frees: BTreeMap<usize, Vec<(String, String, String)>>,
     /// The returned buffer temporaries are compared with (`ptrcmp` feature).
     ptr_ret: Option<Handle>,
+    /// `scf.index_switch` default regions may be left empty (drawn per program, so that a
+    /// reader that rejects them does not hide every other switch program).
+    empty_default: bool,
 }
 
 /// Generates the program for `seed` (issue 5's programs: no optional feature).
@@ -466,6 +469,7 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
         callees: Vec::new(),
         pending_frees: BTreeMap::new(),
         ptr_ret: None,
+        empty_default: false,
     };
     // Feature choices come from a stream of their own, so that the base program of a seed
     // stays recognisable across feature sets.
@@ -475,6 +479,7 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
     } else {
         String::new()
     };
+    g.empty_default = frng.chance(50);
     g.add_input("%x", Elem::F32);
     g.add_input("%xi", Elem::I32);
     let ctx = Ctx {
@@ -2368,7 +2373,7 @@ impl Gen {
             .collect();
         for l in labels {
             // Only the default region may be left empty (its `scf.yield` implicit).
-            if !result && l == "default" && self.rng.chance(40) {
+            if !result && l == "default" && self.empty_default && self.rng.chance(50) {
                 self.emit(format!("{l} {{"));
                 self.emit("}".into());
                 continue;
