@@ -432,6 +432,8 @@ struct Gen {
     feat: Features,
     /// Texts of the private callees (`callees` feature).
     callees: Vec<String>,
+    /// (kind, argument types, name) of the callees call sites may share.
+    callee_sigs: Vec<(u64, Vec<String>, String)>,
     /// Frees batched into one `bufferization.dealloc` at the end of a block: block id ->
     /// (memref operand, its type, condition).
     pending_frees: BTreeMap<usize, Vec<(String, String, String)>>,
@@ -467,6 +469,7 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
         used_dynamic: false,
         feat,
         callees: Vec::new(),
+        callee_sigs: Vec::new(),
         pending_frees: BTreeMap::new(),
         ptr_ret: None,
         empty_default: false,
@@ -1938,14 +1941,21 @@ impl Gen {
             vec![e]
         };
         let rank = dims.len();
+        // The shape sits at offset `off` of its buffer; read through a subview when `off > 0`
+        // or sometimes at 0 (an alias the pass must follow).
+        let (len, off) = if self.rng.chance(30) {
+            (rank as u64 + 2, self.rng.below(3))
+        } else {
+            (rank as u64, 0)
+        };
         let sh = self.fresh("sh");
-        let sh_ty = format!("memref<{rank}xindex>");
+        let sh_ty = format!("memref<{len}xindex>");
         self.emit(format!("{sh} = memref.alloc() : {sh_ty}"));
         let sh_id = self.allocs.len();
         self.allocs.push(AllocInfo {
             name: sh.clone(),
             ty: sh_ty.clone(),
-            bytes: 8 * rank as u64,
+            bytes: 8 * len,
             top_level: ctx.depth == 0,
             mergeable: true,
             alloc_seq: self.seq,
@@ -1954,10 +1964,25 @@ impl Gen {
             not_mergeable: None,
         });
         for (i, d) in dims.iter().enumerate() {
-            let ci = self.cidx(i as u64);
+            let ci = self.cidx(off + i as u64);
             let cd = self.cidx(*d);
             self.emit(format!("memref.store {cd}, {sh}[{ci}] : {sh_ty}"));
         }
+        let (shape, shape_ty) = if len == rank as u64 {
+            (sh.clone(), sh_ty.clone())
+        } else {
+            let sv = self.fresh("sh");
+            let layout = if off == 0 {
+                "strided<[1]>".to_string()
+            } else {
+                format!("strided<[1], offset: {off}>")
+            };
+            let sv_ty = format!("memref<{rank}xindex, {layout}>");
+            self.emit(format!(
+                "{sv} = memref.subview {sh}[{off}] [{rank}] [1] : {sh_ty} to {sv_ty}"
+            ));
+            (sv, sv_ty)
+        };
         if self.rng.chance(80) {
             let te = self.random_elem();
             let td = self.random_dims(te);
@@ -1973,7 +1998,7 @@ impl Gen {
         v.identity = true;
         v.viewable = false;
         self.emit(format!(
-            "{name} = memref.reshape {}({sh}) : ({}, {sh_ty}) -> {}",
+            "{name} = memref.reshape {}({shape}) : ({}, {shape_ty}) -> {}",
             src.name,
             src.ty(),
             v.ty()
@@ -2069,48 +2094,13 @@ impl Gen {
         self.store_scalar(ctx, &t);
     }
 
-    /// A call of a fresh private callee that reads (checksum), writes, frees or returns a
-    /// generated buffer.
-    fn stmt_call(&mut self, ctx: &Ctx) {
-        let kind = self.rng.below(4);
-        let ret_roots: Vec<usize> = self.returns.iter().flat_map(|r| r.roots.clone()).collect();
-        let par = Self::cur_par(ctx);
-        let here = self.cur_block();
-        let arg = match kind {
-            // free: only the alloc's own handle, allocated in this block (a loop body frees
-            // only what the same iteration allocated)
-            2 => self.pick_visible(|h| {
-                h.roots.len() == 1
-                    && h.block == here
-                    && h.name.starts_with("%b")
-                    && h.par == par
-                    && h.viewable
-                    && !h.dynamic.iter().any(|d| *d)
-                    && !ret_roots.contains(&h.roots[0])
-            }),
-            // write / return: a buffer of this scope
-            1 | 3 => self.pick_visible(|h| Self::writable(h, ctx)),
-            _ => self.pick_visible(|h| !h.roots.is_empty()),
-        };
-        let Some(arg) = arg else {
-            return;
-        };
+    /// Emits a private callee of `kind` (0 read, 1 write, 2 free, 3 return) for `args`;
+    /// returns its name.
+    fn new_callee(&mut self, kind: u64, args: &[Handle], ret_ty: Option<&str>) -> String {
         let callee = format!("@callee{}", self.callees.len());
-        let mut args = vec![arg.clone()];
-        if kind == 1 {
-            if let Some(src) = self.pick_visible(|h| {
-                (h.roots.is_empty() || h.par == arg.par || h.par == 0)
-                    && !h.roots.iter().any(|r| arg.roots.contains(r))
-            }) {
-                args.push(src);
-            }
-        }
-        let ret_ty = match kind {
-            0 | 2 => Some("i64".to_string()),
-            3 => Some(arg.ty()),
-            _ => None,
-        };
-        let (ret_val, body, consts) = self.in_callee(&args, |g, local| {
+        // Reserve the slot now: the body may not create callees, but the name must be unique.
+        self.callees.push(String::new());
+        let (ret_val, body, consts) = self.in_callee(args, |g, local| {
             let c = Ctx {
                 ivs: Vec::new(),
                 par: None,
@@ -2140,9 +2130,7 @@ impl Gen {
             .map(|(i, h)| format!("%a{i}: {}", h.ty()))
             .collect();
         let mut t = String::new();
-        let sig_ret = ret_ty
-            .as_ref()
-            .map_or(String::new(), |r| format!(" -> {r}"));
+        let sig_ret = ret_ty.map_or(String::new(), |r| format!(" -> {r}"));
         let _ = writeln!(
             t,
             "func.func private {callee}({}){sig_ret} {{",
@@ -2155,16 +2143,94 @@ impl Gen {
             t.push_str(l);
             t.push('\n');
         }
-        match (&ret_val, &ret_ty) {
+        match (&ret_val, ret_ty) {
             (Some(v), Some(ty)) => {
                 let _ = writeln!(t, "  return {v} : {ty}");
             }
             _ => t.push_str("  return\n"),
         }
         t.push_str("}\n");
-        self.callees.push(t);
-        let names: Vec<String> = args.iter().map(|h| h.name.clone()).collect();
+        let slot = callee[7..].parse::<usize>().expect("callee number");
+        self.callees[slot] = t;
+        callee
+    }
+
+    /// A call of a private callee that reads (checksum), writes, frees or returns a generated
+    /// buffer.
+    fn stmt_call(&mut self, ctx: &Ctx) {
+        let kind = self.rng.below(4);
+        let ret_roots: Vec<usize> = self.returns.iter().flat_map(|r| r.roots.clone()).collect();
+        let par = Self::cur_par(ctx);
+        let here = self.cur_block();
+        let arg = match kind {
+            // free: only the alloc's own handle, allocated in this block (a loop body frees
+            // only what the same iteration allocated)
+            2 => self.pick_visible(|h| {
+                h.roots.len() == 1
+                    && h.block == here
+                    && h.name.starts_with("%b")
+                    && h.par == par
+                    && h.viewable
+                    && !h.dynamic.iter().any(|d| *d)
+                    && !ret_roots.contains(&h.roots[0])
+            }),
+            // write / return: a buffer of this scope
+            1 | 3 => self.pick_visible(|h| Self::writable(h, ctx)),
+            _ => self.pick_visible(|h| !h.roots.is_empty()),
+        };
+        let Some(arg) = arg else {
+            return;
+        };
+        let mut args = vec![arg.clone()];
+        if kind == 1 {
+            if let Some(src) = self.pick_visible(|h| {
+                (h.roots.is_empty() || h.par == arg.par || h.par == 0)
+                    && !h.roots.iter().any(|r| arg.roots.contains(r))
+            }) {
+                args.push(src);
+            }
+        }
+        let ret_ty = match kind {
+            0 | 2 => Some("i64".to_string()),
+            3 => Some(arg.ty()),
+            _ => None,
+        };
         let tys: Vec<String> = args.iter().map(|h| h.ty()).collect();
+        // Call sites share a callee of the same kind and signature now and then (one summary,
+        // several callers).
+        let reuse: Vec<String> = self
+            .callee_sigs
+            .iter()
+            .filter(|(k, t, _)| *k == kind && *t == tys)
+            .map(|(_, _, n)| n.clone())
+            .collect();
+        let callee = if !reuse.is_empty() && self.rng.chance(50) {
+            reuse[self.rng.below(reuse.len() as u64) as usize].clone()
+        } else {
+            let name = self.new_callee(kind, &args, ret_ty.as_deref());
+            // Reads and frees sometimes go through a wrapper that forwards to the callee that
+            // does them (a summary must look through the inner call).
+            let name = if matches!(kind, 0 | 2) && self.rng.chance(30) {
+                let wrapper = format!("@callee{}", self.callees.len());
+                let params: Vec<String> = tys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| format!("%a{i}: {t}"))
+                    .collect();
+                let t = format!(
+                    "func.func private {wrapper}({}) -> i64 {{\n  %r = func.call {name}(%a0) : ({}) -> i64\n  return %r : i64\n}}\n",
+                    params.join(", "),
+                    tys[0]
+                );
+                self.callees.push(t);
+                wrapper
+            } else {
+                name
+            };
+            self.callee_sigs.push((kind, tys.clone(), name.clone()));
+            name
+        };
+        let names: Vec<String> = args.iter().map(|h| h.name.clone()).collect();
         let sig = format!(
             "({}) -> {}",
             tys.join(", "),
@@ -2199,6 +2265,20 @@ impl Gen {
                 h.viewable = false;
                 self.handles.push(h.clone());
                 self.fold(ctx, &h);
+                // The caller frees the buffer through the call's result.
+                let own = arg.roots.len() == 1
+                    && arg.block == here
+                    && arg.name == self.allocs[arg.roots[0]].name
+                    && !arg.dynamic.iter().any(|d| *d)
+                    && !ret_roots.contains(&arg.roots[0]);
+                if own && self.rng.chance(40) {
+                    self.emit(format!("memref.dealloc {} : {}", h.name, h.ty()));
+                    for x in self.handles.iter_mut() {
+                        if x.roots.iter().any(|r| arg.roots.contains(r)) {
+                            x.alive = false;
+                        }
+                    }
+                }
             }
             _ => self.taint(&arg.roots, "written by a callee"),
         }
@@ -2283,6 +2363,21 @@ impl Gen {
         let l = self.load_at(&src, &iv, k);
         self.touch(&src);
         let v = self.conv(&l, src.elem, Elem::I32);
+        // Sometimes the reduction region also reads a buffer of this iteration, live until the
+        // body's terminator (never freed: the arena of the body must outlive the region).
+        let local = if self.rng.chance(40) {
+            let le = [Elem::I32, Elem::F32, Elem::I16][self.rng.below(3) as usize];
+            let ld = self.random_dims(le);
+            let h = self.new_buffer(&inner, le, ld, true);
+            for x in self.handles.iter_mut() {
+                if x.roots == h.roots {
+                    x.alive = false;
+                }
+            }
+            Some(h)
+        } else {
+            None
+        };
         self.close_block(b, &inner);
         self.indent += 1;
         let (lhs, rhs) = (self.fresh("lhs"), self.fresh("rhs"));
@@ -2294,7 +2389,14 @@ impl Gen {
         self.touch(&r);
         let w = self.conv(&w, r.elem, Elem::I32);
         let s1 = self.binop("add", &lhs, &rhs, Elem::I32);
-        let s2 = self.binop("add", &s1, &w, Elem::I32);
+        let mut s2 = self.binop("add", &s1, &w, Elem::I32);
+        if let Some(h) = &local {
+            let k = self.rng.below(5);
+            let u = self.load_at(h, &c0, k);
+            self.touch(h);
+            let u = self.conv(&u, h.elem, Elem::I32);
+            s2 = self.binop("add", &s2, &u, Elem::I32);
+        }
         self.emit(format!("scf.reduce.return {s2} : i32"));
         self.indent -= 1;
         self.emit("}".into());
