@@ -371,6 +371,10 @@ fn progen_switch() {
 fn progen_ptrcmp() {
     feature_test("ptrcmp");
 }
+#[test]
+fn progen_space0() {
+    feature_test("space0");
+}
 
 /// The long run: `MEMPLAN_PROGEN_SEEDS` seeds (default 6), each with a random subset of the
 /// features drawn from its seed, or exactly `MEMPLAN_PROGEN_FEATURES` (a comma list, `all`).

@@ -177,6 +177,9 @@ pub struct Features {
     /// `scf.index_switch` (with and without results, implicit empty regions) and
     /// `scf.execute_region` (single block, or several blocks joined by `cf.cond_br`).
     pub switch: bool,
+    /// Buffers and views whose types spell the default memory space explicitly
+    /// (`memref<4xf32, 0>`, the same type as `memref<4xf32>`), mixed with the plain spelling.
+    pub space0: bool,
     /// A returned buffer with `--buffer-deallocation-pipeline`'s idiom: temporaries freed under
     /// `memref.extract_aligned_pointer_as_index` comparisons with it, and a returned
     /// `arith.select` of two buffers with conditional frees of both.
@@ -185,8 +188,8 @@ pub struct Features {
 
 impl Features {
     /// Every feature's name, in the order of the fields.
-    pub const NAMES: [&'static str; 8] = [
-        "dealloc", "callees", "reshape", "regions", "vectors", "cfg", "switch", "ptrcmp",
+    pub const NAMES: [&'static str; 9] = [
+        "dealloc", "callees", "reshape", "regions", "vectors", "cfg", "switch", "ptrcmp", "space0",
     ];
 
     /// Every feature on.
@@ -200,6 +203,7 @@ impl Features {
             cfg: true,
             switch: true,
             ptrcmp: true,
+            space0: true,
         }
     }
 
@@ -254,6 +258,7 @@ impl Features {
             "cfg" => &mut self.cfg,
             "switch" => &mut self.switch,
             "ptrcmp" => &mut self.ptrcmp,
+            "space0" => &mut self.space0,
             _ => return None,
         })
     }
@@ -353,6 +358,9 @@ struct Handle {
     alive: bool,
     /// May be used as the source of further views.
     viewable: bool,
+    /// Its type is printed with the explicit default memory space `, 0` (the same type as
+    /// without it; `space0` feature).
+    space0: bool,
 }
 
 impl Handle {
@@ -377,6 +385,9 @@ impl Handle {
                 let _ = write!(s, ", offset: {}", self.offset);
             }
             s.push('>');
+        }
+        if self.space0 {
+            s.push_str(", 0");
         }
         s.push('>');
         s
@@ -579,6 +590,7 @@ impl Gen {
             par: usize::MAX, // never written
             alive: true,
             viewable: true,
+            space0: false,
         });
     }
     fn cur_block(&self) -> usize {
@@ -791,6 +803,7 @@ impl Gen {
         not_mergeable: Option<&'static str>,
     ) -> Handle {
         let name = self.fresh("b");
+        let space0 = self.feat.space0 && self.rng.chance(40);
         let h = Handle {
             name: name.clone(),
             strides: contiguous_strides(&dims),
@@ -804,6 +817,7 @@ impl Gen {
             par: Self::cur_par(ctx),
             alive: true,
             viewable: true,
+            space0,
         };
         let align = match self.rng.below(4) {
             _ if self.feat.vectors && self.rng.chance(60) => String::new(),
@@ -1383,6 +1397,10 @@ impl Gen {
     }
 
     fn push_view(&mut self, src: &Handle, mut v: Handle) -> Handle {
+        if self.feat.space0 {
+            // `memref<..., 0>` and `memref<...>` are one type: views print either.
+            v.space0 = self.rng.chance(50);
+        }
         v.roots = src.roots.clone();
         v.block = self.cur_block();
         v.par = src.par;
@@ -1768,6 +1786,7 @@ impl Gen {
             par: 0,
             alive: false,
             viewable: false,
+            space0: false,
         }
         .ty();
         self.emit(format!("{res} = scf.if {cond} -> ({ty}) {{"));
@@ -1805,6 +1824,7 @@ impl Gen {
             par: Self::cur_par(ctx),
             alive: true,
             viewable: true,
+            space0: false,
         };
         self.handles.push(h.clone());
         self.compute_into(ctx, &h, true);
@@ -1841,6 +1861,7 @@ impl Gen {
             par: Self::cur_par(ctx),
             alive: true,
             viewable: false,
+            space0: false,
         };
         self.emit(format!("{name} = memref.alloc(%n) : {}", h.ty()));
         self.allocs.push(AllocInfo {
