@@ -140,20 +140,13 @@ fn fail(kind: &'static str, detail: String) -> Failure {
     Failure { kind, detail }
 }
 
-/// Writes the program's module; with `lower_to_cfg` it is first lowered by
-/// `mlir-opt-22 --convert-scf-to-cf` (the lowered module is the reference).
-fn write_input(dir: &Path, prog: &progen::Program) -> Result<PathBuf, Failure> {
-    let seed = prog.seed;
-    let structured = write(dir, &format!("seed{seed}.mlir"), &prog.text);
-    if !prog.lower_to_cfg {
-        return Ok(structured);
-    }
-    let cfg = dir.join(format!("seed{seed}.cfg.mlir"));
-    let out = Command::new(oracle::MLIR_OPT)
-        .arg(&structured)
-        .arg("--convert-scf-to-cf")
+/// `mlir-opt-22 IN PASS -o OUT`; a failure is the generator's.
+fn mlir_pass(input: &Path, pass: &str, out: &Path) -> Result<(), Failure> {
+    let res = Command::new(oracle::MLIR_OPT)
+        .arg(input)
+        .arg(pass)
         .arg("-o")
-        .arg(&cfg)
+        .arg(out)
         .output()
         .map_err(|e| {
             fail(
@@ -161,16 +154,43 @@ fn write_input(dir: &Path, prog: &progen::Program) -> Result<PathBuf, Failure> {
                 format!("cannot start {}: {e}", oracle::MLIR_OPT),
             )
         })?;
-    if !out.status.success() {
-        return Err(fail(
+    if res.status.success() {
+        Ok(())
+    } else {
+        Err(fail(
             "generator",
             format!(
-                "--convert-scf-to-cf rejects the program: {}",
-                String::from_utf8_lossy(&out.stderr)
+                "{pass} rejects the program: {}",
+                String::from_utf8_lossy(&res.stderr)
             ),
-        ));
+        ))
     }
-    Ok(cfg)
+}
+
+/// Writes the program's module. With `ownership_pass` its `memref.dealloc`s are dropped and
+/// `mlir-opt-22 --ownership-based-buffer-deallocation` places the frees; with `lower_to_cfg` it
+/// is then lowered by `mlir-opt-22 --convert-scf-to-cf`. The last module is the reference.
+fn write_input(dir: &Path, prog: &progen::Program) -> Result<PathBuf, Failure> {
+    let seed = prog.seed;
+    let mut cur = write(dir, &format!("seed{seed}.mlir"), &prog.text);
+    if prog.ownership_pass {
+        let stripped: String = prog
+            .text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("memref.dealloc "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let nofree = write(dir, &format!("seed{seed}.nofree.mlir"), &stripped);
+        let owned = dir.join(format!("seed{seed}.owned.mlir"));
+        mlir_pass(&nofree, "--ownership-based-buffer-deallocation", &owned)?;
+        cur = owned;
+    }
+    if prog.lower_to_cfg {
+        let cfg = dir.join(format!("seed{seed}.cfg.mlir"));
+        mlir_pass(&cur, "--convert-scf-to-cf", &cfg)?;
+        cur = cfg;
+    }
+    Ok(cur)
 }
 
 /// The check of one program through memplan; `Err` says what went wrong (files are kept).
@@ -300,7 +320,13 @@ fn run_seeds(tag: &str, range: std::ops::Range<u64>, prog_of: impl Fn(u64) -> pr
                 e.detail.lines().next().unwrap_or("")
             ));
         } else {
-            for ext in ["mlir", "cfg.mlir", "merged.mlir"] {
+            for ext in [
+                "mlir",
+                "nofree.mlir",
+                "owned.mlir",
+                "cfg.mlir",
+                "merged.mlir",
+            ] {
                 let _ = std::fs::remove_file(dir.join(format!("seed{seed}.{ext}")));
             }
         }
@@ -310,7 +336,8 @@ fn run_seeds(tag: &str, range: std::ops::Range<u64>, prog_of: impl Fn(u64) -> pr
     } else {
         panic!(
             "{} of {n} random programs failed the merge-alloc oracle:\n  {}\n\
-             files kept in {} (seedN.mlir = input, seedN.cfg.mlir = its CFG lowering, \
+             files kept in {} (seedN.mlir = generated, seedN.owned.mlir = its frees placed by \
+             --ownership-based-buffer-deallocation, seedN.cfg.mlir = its CFG lowering, \
              seedN.merged.mlir = memplan's output); reproduce one with MEMPLAN_RANDOM_SEED=N \
              MEMPLAN_PROGEN_SEEDS=1 (and MEMPLAN_PROGEN_FEATURES=... for the mixed test)",
             failures.len(),

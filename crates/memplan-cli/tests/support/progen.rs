@@ -319,6 +319,10 @@ pub struct Program {
     /// Lower the module with `mlir-opt-22 --convert-scf-to-cf` before anything else (the
     /// lowered module is the reference program).
     pub lower_to_cfg: bool,
+    /// Drop every `memref.dealloc` and let `mlir-opt-22 --ownership-based-buffer-deallocation`
+    /// place the frees (`bufferization.dealloc` left unlowered, as the pass leaves them); the
+    /// program then contains no other free (`dealloc` feature, drawn per program).
+    pub ownership_pass: bool,
 }
 
 impl Program {
@@ -453,6 +457,9 @@ struct Gen {
     /// `scf.index_switch` default regions may be left empty (drawn per program, so that a
     /// reader that rejects them does not hide every other switch program).
     empty_default: bool,
+    /// Frees are plain `memref.dealloc`s only (they are dropped and replaced by
+    /// `--ownership-based-buffer-deallocation`'s).
+    plain_frees: bool,
 }
 
 /// Generates the program for `seed` (issue 5's programs: no optional feature).
@@ -484,6 +491,7 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
         pending_frees: BTreeMap::new(),
         ptr_ret: None,
         empty_default: false,
+        plain_frees: false,
     };
     // Feature choices come from a stream of their own, so that the base program of a seed
     // stays recognisable across feature sets.
@@ -494,6 +502,8 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
         String::new()
     };
     g.empty_default = frng.chance(50);
+    let ownership_pass = feat.dealloc && frng.chance(40);
+    g.plain_frees = ownership_pass;
     g.add_input("%x", Elem::F32);
     g.add_input("%xi", Elem::I32);
     let ctx = Ctx {
@@ -522,9 +532,10 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
     let mut p = g.finish(seed);
     if feat != Features::default() {
         let head = format!(
-            "// progen features: {}; merge-alloc options: `{}`; lowered by --convert-scf-to-cf: {}; at least {} allocations mergeable\n",
+            "// progen features: {}; merge-alloc options: `{}`; frees by --ownership-based-buffer-deallocation: {}; lowered by --convert-scf-to-cf: {}; at least {} allocations mergeable\n",
             feat.names(),
             merge_options,
+            ownership_pass,
             feat.cfg,
             p.min_merged()
         );
@@ -533,6 +544,7 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
     }
     p.merge_options = merge_options;
     p.lower_to_cfg = feat.cfg;
+    p.ownership_pass = ownership_pass;
     p
 }
 
@@ -1104,7 +1116,7 @@ impl Gen {
             }
             return;
         }
-        if !self.feat.dealloc || self.rng.chance(40) {
+        if !self.feat.dealloc || self.plain_frees || self.rng.chance(40) {
             self.emit(format!("memref.dealloc {} : {ty}", h.name));
             return;
         }
@@ -2754,6 +2766,7 @@ impl Gen {
             features: self.feat,
             merge_options: String::new(),
             lower_to_cfg: false,
+            ownership_pass: false,
         }
     }
 }
