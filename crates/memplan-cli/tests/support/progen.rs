@@ -2402,6 +2402,8 @@ impl Gen {
             let le = [Elem::I32, Elem::F32, Elem::I16][self.rng.below(3) as usize];
             let ld = self.random_dims(le);
             let h = self.new_buffer(&inner, le, ld, true);
+            // No free of its scope's arena can follow the terminator that reads it.
+            self.taint(&h.roots, "read by its scope's terminator");
             for x in self.handles.iter_mut() {
                 if x.roots == h.roots {
                     x.alive = false;
