@@ -131,6 +131,34 @@ fn misaligned_views(text: &str) -> Vec<String> {
     bad
 }
 
+/// Distinct values (other than block arguments) that `bufferization.dealloc` ops of a module
+/// retain, per function: each may keep one allocation of the generator's count out of an arena
+/// (aliases of several allocations are uncounted by the generator already).
+fn retained_values(text: &str) -> u64 {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut func = 0usize;
+    for line in text.lines() {
+        if line.trim_start().starts_with("func.func") {
+            func += 1;
+        }
+        if !line.contains("bufferization.dealloc") {
+            continue;
+        }
+        let Some(i) = line.find("retain (") else {
+            continue;
+        };
+        let rest = &line[i + "retain (".len()..];
+        let names = rest.split(" : ").next().unwrap_or("");
+        for n in names.split(", ") {
+            let n = n.trim();
+            if n.starts_with('%') && !n.starts_with("%arg") {
+                seen.insert((func, n.to_string()));
+            }
+        }
+    }
+    seen.len() as u64
+}
+
 /// The remark of an allocation left alone because merging its scope saves nothing.
 const NO_SAVING_REMARK: &str = "not merged: merging its scope would not save bytes";
 
@@ -295,13 +323,24 @@ fn check_program(dir: &Path, prog: &progen::Program) -> Result<(), Failure> {
         .lines()
         .filter(|l| l.contains(NO_SAVING_REMARK))
         .count() as u64;
-    let want = prog.min_merged().saturating_sub(no_saving);
+    // Where --ownership-based-buffer-deallocation placed the frees, it also chose what its
+    // deallocs retain; the rules let a pass leave retained buffers alone.
+    let retained = if prog.ownership_pass {
+        retained_values(&in_text)
+    } else {
+        0
+    };
+    let want = prog
+        .min_merged()
+        .saturating_sub(no_saving)
+        .saturating_sub(retained);
     if merged < want {
         return Err(fail(
             "nothing merged",
             format!(
                 "only {merged} allocations merged, the generator proves at least {want} \
-                 mergeable ({merge_arg}; {} proven, {no_saving} left alone as no saving)",
+                 mergeable ({merge_arg}; {} proven, {no_saving} left alone as no saving, \
+                 {retained} values retained by the ownership pass)",
                 prog.min_merged()
             ),
         ));
