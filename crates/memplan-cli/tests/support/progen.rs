@@ -2397,8 +2397,10 @@ impl Gen {
         self.touch(&src);
         let v = self.conv(&l, src.elem, Elem::I32);
         // Sometimes the reduction region also reads a buffer of this iteration, live until the
-        // body's terminator (never freed: the arena of the body must outlive the region).
-        let local = if self.rng.chance(40) {
+        // body's terminator (never freed: the arena of the body must outlive the region). Not
+        // where --ownership-based-buffer-deallocation places the frees: it frees such a buffer
+        // before the `scf.reduce` that reads it.
+        let local = if !self.plain_frees && self.rng.chance(40) {
             let le = [Elem::I32, Elem::F32, Elem::I16][self.rng.below(3) as usize];
             let ld = self.random_dims(le);
             let h = self.new_buffer(&inner, le, ld, true);
