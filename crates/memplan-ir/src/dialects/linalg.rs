@@ -25,7 +25,11 @@
 
 use crate::affine::{AffineExpr, AffineMap};
 use crate::attrs::Dict;
+use crate::diag::Span;
 use crate::dialects::arith::{fastmath_none, inherent, overflow_none, FLOAT_OPS, INT_OVERFLOW_OPS};
+use crate::dialects::linalg_named::{
+    self, Attrs, BinaryFn, CastFn, Step, TernaryFn, To, UnaryFn, NAMED_OPS,
+};
 use crate::ident::Ident;
 use crate::ir::{BlockId, Module, OpId, OperationState, RegionId, ValueId};
 use crate::lexer::Tok;
@@ -35,119 +39,42 @@ use crate::registry::{traits, OpDef, Registry};
 use crate::types::TypeKind;
 use crate::{Attribute, Diagnostic, Type};
 
-/// The implicit body of a named op.
+/// The hand-written structured ops with an implicit body (LinalgStructuredOps.td; the
+/// OpDSL ones come from the generated table, see `linalg_named.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Body {
-    /// `yield %in` (fill, transpose, broadcast).
-    Forward,
-    /// `yield cast(%in)` (copy).
-    Copy,
-    /// `yield OP(%in)`.
-    Unary(&'static str),
-    /// `yield OP(%a, %b)` with a float and an integer variant.
-    Binary(&'static str, &'static str),
-    /// `yield mulf(%in, %in)`.
-    Square,
-    /// `yield divf(1.0, %in)`.
-    Reciprocal,
-    /// `yield add(%acc, mul(cast(%a), cast(%b)))` (contractions).
-    MulAcc,
-}
-
-/// Which default `indexing_maps` property an op carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Maps {
-    /// None (maps are implied by the op).
-    Implied,
+enum Hand {
     /// `linalg.matmul`.
     Matmul,
     /// `linalg.batch_matmul`.
     BatchMatmul,
     /// `linalg.batch_reduce_matmul`.
     BatchReduceMatmul,
+    /// `linalg.contract` (its `indexing_maps` are required).
+    Contract,
+    /// `linalg.elementwise` (`kind = #linalg.elementwise_kind<...>`).
+    Elementwise,
 }
 
-/// Named ops with `ins`/`outs` and an implicit body: name, inputs, body, maps.
-const NAMED: &[(&str, usize, Body, Maps)] = &[
-    ("linalg.fill", 1, Body::Forward, Maps::Implied),
-    ("linalg.copy", 1, Body::Copy, Maps::Implied),
-    (
-        "linalg.add",
-        2,
-        Body::Binary("arith.addf", "arith.addi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.sub",
-        2,
-        Body::Binary("arith.subf", "arith.subi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.mul",
-        2,
-        Body::Binary("arith.mulf", "arith.muli"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.div",
-        2,
-        Body::Binary("arith.divf", "arith.divsi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.div_unsigned",
-        2,
-        Body::Binary("arith.divf", "arith.divui"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.max",
-        2,
-        Body::Binary("arith.maximumf", "arith.maxsi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.min",
-        2,
-        Body::Binary("arith.minimumf", "arith.minsi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.powf",
-        2,
-        Body::Binary("math.powf", "math.powf"),
-        Maps::Implied,
-    ),
-    ("linalg.exp", 1, Body::Unary("math.exp"), Maps::Implied),
-    ("linalg.log", 1, Body::Unary("math.log"), Maps::Implied),
-    ("linalg.abs", 1, Body::Unary("math.absf"), Maps::Implied),
-    ("linalg.ceil", 1, Body::Unary("math.ceil"), Maps::Implied),
-    ("linalg.floor", 1, Body::Unary("math.floor"), Maps::Implied),
-    ("linalg.negf", 1, Body::Unary("arith.negf"), Maps::Implied),
-    ("linalg.round", 1, Body::Unary("math.round"), Maps::Implied),
-    ("linalg.sqrt", 1, Body::Unary("math.sqrt"), Maps::Implied),
-    ("linalg.rsqrt", 1, Body::Unary("math.rsqrt"), Maps::Implied),
-    ("linalg.tanh", 1, Body::Unary("math.tanh"), Maps::Implied),
-    ("linalg.erf", 1, Body::Unary("math.erf"), Maps::Implied),
-    ("linalg.square", 1, Body::Square, Maps::Implied),
-    ("linalg.reciprocal", 1, Body::Reciprocal, Maps::Implied),
-    ("linalg.matmul", 2, Body::MulAcc, Maps::Matmul),
-    ("linalg.batch_matmul", 2, Body::MulAcc, Maps::BatchMatmul),
-    (
-        "linalg.batch_reduce_matmul",
-        2,
-        Body::MulAcc,
-        Maps::BatchReduceMatmul,
-    ),
-    ("linalg.matvec", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.vecmat", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.batch_matvec", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.batch_vecmat", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.dot", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.mmt4d", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.batch_mmt4d", 2, Body::MulAcc, Maps::Implied),
+const HAND: &[(&str, Hand)] = &[
+    ("linalg.matmul", Hand::Matmul),
+    ("linalg.batch_matmul", Hand::BatchMatmul),
+    ("linalg.batch_reduce_matmul", Hand::BatchReduceMatmul),
+    ("linalg.contract", Hand::Contract),
+    ("linalg.elementwise", Hand::Elementwise),
 ];
+
+/// The body of the contractions: `out + cast(a) * cast(b)` with the `cast` attribute.
+const MUL_ACC: &[Step] = &[
+    Step::Cast(CastFn::Attr, To::Arg(2), 0),
+    Step::Cast(CastFn::Attr, To::Arg(2), 1),
+    Step::Binary(BinaryFn::Mul, 3, 4),
+    Step::Binary(BinaryFn::Add, 2, 5),
+];
+
+fn hand(name: &str) -> Option<Hand> {
+    // Cheap pre-filter: every hand-written name contains "matmul", "contract" or "elementwise".
+    HAND.iter().find(|h| h.0 == name).map(|h| h.1)
+}
 
 /// Ops whose body is a single `linalg.yield %in` and a DPS `ins`/`outs` pair with an
 /// integer-array attribute after it: name and attribute.
@@ -164,8 +91,9 @@ const ITER_PREFIX: &str = "#linalg.iterator_type<";
 /// The iterator types MLIR 22 knows (`mlir::utils::IteratorType`).
 const ITERATOR_TYPES: [&str; 2] = ["parallel", "reduction"];
 
-fn named(name: &str) -> Option<(usize, Body, Maps)> {
-    NAMED.iter().find(|n| n.0 == name).map(|n| (n.1, n.2, n.3))
+/// True for structured ops whose body is implicit (built by the parser).
+fn has_implicit_body(name: &str) -> bool {
+    linalg_named::lookup(name).is_some() || hand(name).is_some()
 }
 
 /// True for ops implementing the LinalgOp interface here (parents of yield/index).
@@ -173,19 +101,37 @@ fn is_structured(name: &str) -> bool {
     name == "linalg.generic"
         || name == "linalg.map"
         || name == "linalg.reduce"
-        || named(name).is_some()
+        || has_implicit_body(name)
         || PERMUTING.iter().any(|p| p.0 == name)
 }
 
 /// Registers the linalg ops.
 pub fn register(r: &mut Registry) {
-    for &(n, _, _, _) in NAMED {
+    for op in NAMED_OPS {
         r.register(OpDef {
             parse: Some(parse_named),
             print: Some(print_named),
-            verify: Some(verify_structured),
+            verify: Some(verify_named),
             traits: traits::SINGLE_BLOCK,
-            inherent: &[SEGMENTS, "indexing_maps", "cast"],
+            inherent: match op.attrs {
+                Attrs::None => &[SEGMENTS],
+                Attrs::Cast => &[SEGMENTS, "cast"],
+                Attrs::Window(_) => &[SEGMENTS, "strides", "dilations"],
+            },
+            ..OpDef::new(op.name)
+        });
+    }
+    for &(n, h) in HAND {
+        r.register(OpDef {
+            parse: Some(parse_hand),
+            print: Some(print_hand),
+            verify: Some(verify_hand),
+            traits: traits::SINGLE_BLOCK,
+            inherent: if h == Hand::Elementwise {
+                &[SEGMENTS, "indexing_maps", "kind"]
+            } else {
+                &[SEGMENTS, "indexing_maps", "cast"]
+            },
             ..OpDef::new(n)
         });
     }
@@ -317,139 +263,35 @@ impl BodyBuilder<'_> {
         self.m.append_op(self.b, o);
         self.m.result(o, 0)
     }
-    fn payload(&mut self, name: &'static str, operands: &[ValueId], ty: Type) -> ValueId {
-        let props = default_props(name);
-        self.op(name, operands, ty, props)
-    }
     fn yield_(&mut self, vals: &[ValueId]) {
         let mut st = OperationState::new("linalg.yield");
         st.operands = vals.to_vec();
         let o = self.m.create_op(st);
         self.m.append_op(self.b, o);
     }
-    /// MLIR's `TypeFn::cast_signed` / `cast_unsigned` from `v`'s type to `to`.
-    fn cast(&mut self, v: ValueId, to: &Type, unsigned: bool) -> ValueId {
-        let from = self.m.value_type(v).clone();
-        if from == *to {
-            return v;
-        }
-        let int = |t: &Type| t.is_integer();
-        let w = |t: &Type| t.bit_width().unwrap_or(0);
-        let name = if int(&from) && int(to) {
-            if w(&from) < w(to) {
-                if unsigned || w(&from) == 1 {
-                    "arith.extui"
-                } else {
-                    "arith.extsi"
-                }
-            } else {
-                "arith.trunci"
-            }
-        } else if int(&from) && to.is_float() {
-            if unsigned {
-                "arith.uitofp"
-            } else {
-                "arith.sitofp"
-            }
-        } else if from.is_float() && to.is_float() {
-            if w(&from) < w(to) {
-                "arith.extf"
-            } else {
-                "arith.truncf"
-            }
-        } else if from.is_float() && int(to) {
-            if unsigned {
-                "arith.fptoui"
-            } else {
-                "arith.fptosi"
-            }
-        } else if from.is_index() || to.is_index() {
-            if unsigned {
-                "arith.index_castui"
-            } else {
-                "arith.index_cast"
-            }
-        } else {
-            return v;
-        };
-        self.op(name, &[v], to.clone(), Dict::new())
-    }
 }
 
-/// Builds the body region of a named op from its operand types.
-fn build_named_body(
+/// Builds the implicit body region of a structured op from its operand types: block
+/// arguments of the operands' element types, then `steps` and `linalg.yield`. Errors
+/// (operand types the body cannot be built for) are reported at `at`.
+fn build_region(
     p: &mut Parser<'_>,
-    body: Body,
     in_tys: &[Type],
     out_tys: &[Type],
+    steps: &[Step],
+    yields: &[u8],
     unsigned: bool,
-) -> RegionId {
+    at: Span,
+) -> PResult<RegionId> {
     let m = p.module_mut();
     let r = m.create_region();
     let b = m.create_block();
     m.append_block(r, b);
-    let args: Vec<ValueId> = in_tys
-        .iter()
-        .chain(out_tys)
-        .map(|t| m.add_block_arg(b, elem_or_self(t), None))
-        .collect();
-    let out_ty = out_tys.first().map(elem_or_self).unwrap_or_else(Type::none);
-    let mut bb = BodyBuilder { m, b };
-    let n_in = in_tys.len();
-    let y = match body {
-        _ if args.len() < n_in + 1 || n_in == 0 => None,
-        Body::Forward => Some(args[0]),
-        Body::Copy => Some(bb.cast(args[0], &out_ty, unsigned)),
-        Body::Unary(op) => {
-            let t = bb.m.value_type(args[0]).clone();
-            Some(bb.payload(op, &[args[0]], t))
-        }
-        Body::Square => {
-            let t = bb.m.value_type(args[0]).clone();
-            let name = if t.is_float() {
-                "arith.mulf"
-            } else {
-                "arith.muli"
-            };
-            Some(bb.payload(name, &[args[0], args[0]], t))
-        }
-        Body::Reciprocal => {
-            let t = bb.m.value_type(args[0]).clone();
-            let one = Attribute::Float {
-                value: 1.0,
-                bits: None,
-                ty: t.clone(),
-            };
-            let mut props = Dict::new();
-            props.set("value", one);
-            let c = bb.op("arith.constant", &[], t.clone(), props);
-            Some(bb.payload("arith.divf", &[c, args[0]], t))
-        }
-        Body::Binary(f, i) if n_in >= 2 => {
-            let t = bb.m.value_type(args[0]).clone();
-            let name = if t.is_float() { f } else { i };
-            Some(bb.payload(name, &[args[0], args[1]], t))
-        }
-        Body::MulAcc if n_in >= 2 => {
-            let a = bb.cast(args[0], &out_ty, unsigned);
-            let c = bb.cast(args[1], &out_ty, unsigned);
-            let (mul, add) = if out_ty.is_float() {
-                ("arith.mulf", "arith.addf")
-            } else if out_ty == Type::int(1) {
-                ("arith.andi", "arith.ori")
-            } else {
-                ("arith.muli", "arith.addi")
-            };
-            let prod = bb.payload(mul, &[a, c], out_ty.clone());
-            Some(bb.payload(add, &[args[n_in], prod], out_ty.clone()))
-        }
-        _ => None,
-    };
-    match y {
-        Some(v) => bb.yield_(&[v]),
-        None => bb.yield_(&[]),
+    for t in in_tys.iter().chain(out_tys) {
+        m.add_block_arg(b, elem_or_self(t), None);
     }
-    r
+    linalg_named::build_body(m, b, steps, yields, unsigned).map_err(|e| Diagnostic::new(at, e))?;
+    Ok(r)
 }
 
 // ===== ins / outs =====
@@ -573,7 +415,8 @@ fn tensor_results(outs: &[Type]) -> Vec<Type> {
 
 // ===== named ops =====
 
-fn default_maps(kind: Maps) -> Option<Vec<AffineMap>> {
+/// The default `indexing_maps` of the hand-written ops (`None`: required / rank-dependent).
+fn default_maps(kind: Hand, out_rank: usize, n_operands: usize) -> Option<Vec<AffineMap>> {
     let d = AffineExpr::Dim;
     let map = |n: u32, r: Vec<AffineExpr>| AffineMap {
         num_dims: n,
@@ -581,18 +424,19 @@ fn default_maps(kind: Maps) -> Option<Vec<AffineMap>> {
         results: r,
     };
     Some(match kind {
-        Maps::Implied => return None,
-        Maps::Matmul => vec![
+        Hand::Contract => return None,
+        Hand::Elementwise => vec![AffineMap::identity(out_rank as u32); n_operands],
+        Hand::Matmul => vec![
             map(3, vec![d(0), d(2)]),
             map(3, vec![d(2), d(1)]),
             map(3, vec![d(0), d(1)]),
         ],
-        Maps::BatchMatmul => vec![
+        Hand::BatchMatmul => vec![
             map(4, vec![d(0), d(1), d(3)]),
             map(4, vec![d(0), d(3), d(2)]),
             map(4, vec![d(0), d(1), d(2)]),
         ],
-        Maps::BatchReduceMatmul => vec![
+        Hand::BatchReduceMatmul => vec![
             map(4, vec![d(0), d(1), d(3)]),
             map(4, vec![d(0), d(3), d(2)]),
             map(4, vec![d(1), d(2)]),
@@ -604,78 +448,287 @@ fn maps_attr(maps: Vec<AffineMap>) -> Attribute {
     Attribute::Array(maps.into_iter().map(Attribute::AffineMap).collect())
 }
 
+/// The `cast` attribute as the region builder sees it: from the attribute dictionary of the
+/// custom form only (MLIR passes `result.attributes` to the builder).
 fn is_unsigned_cast(st: &OperationState) -> bool {
-    st.props
-        .get("cast")
-        .or_else(|| st.attrs.get("cast"))
-        .is_some_and(|a| a.to_string().contains("cast_unsigned"))
+    matches!(st.attrs.get("cast"), Some(Attribute::Opaque(t)) if t == "#linalg.type_fn<cast_unsigned>")
+}
+
+/// The `[parseNamedStructuredOpRegion]` check of the operand count.
+fn check_region_args(p: &Parser<'_>, want: usize, got: usize) -> PResult<()> {
+    if want != got {
+        return Err(p.error_here(format!(
+            "[parseNamedStructuredOpRegion] ods-gen generated region expects {want} args, got {got}"
+        )));
+    }
+    Ok(())
 }
 
 fn parse_named(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    let Some((_, body, maps)) = named(&st.name) else {
+    let Some(op) = linalg_named::lookup(&st.name) else {
         return Err(p.error_here("unknown linalg named op"));
     };
-    if maps != Maps::Implied {
-        if p.parse_optional_keyword("indexing_maps") {
-            p.parse_equal()?;
-            let at = p.current_span();
-            let a = p.parse_attribute()?;
-            let ok = matches!(&a, Attribute::Array(v) if !v.is_empty() && v.iter().all(|x| matches!(x, Attribute::AffineMap(_))));
-            if !ok {
-                return Err(Diagnostic::new(at, "expected affine map attribute"));
-            }
-            st.props.set("indexing_maps", a);
-        } else if let Some(dm) = default_maps(maps) {
-            st.props.set("indexing_maps", maps_attr(dm));
-        }
-    }
+    let at = p.current_span();
     let (ins, outs) = parse_ins_outs(p, st)?;
     st.props.set(SEGMENTS, segments(ins.len(), outs.len()));
-    p.parse_optional_attr_dict(&mut st.attrs)?;
     st.result_types = p.parse_optional_arrow_type_list()?;
-    let r = build_named_body(p, body, &ins, &outs, is_unsigned_cast(st));
+    check_region_args(
+        p,
+        usize::from(op.inputs) + usize::from(op.outputs),
+        ins.len() + outs.len(),
+    )?;
+    let r = build_region(p, &ins, &outs, op.body, op.yields, is_unsigned_cast(st), at)?;
     st.regions.push(r);
     Ok(())
 }
 
+/// Properties and attributes minus `elided`, sorted by name (MLIR prints the op's
+/// attribute dictionary, which is sorted).
+fn sorted_attrs(m: &Module, op: OpId, elided: &[&str]) -> Dict {
+    let mut d = merged_attrs(m, op, elided);
+    d.0.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
+    d
+}
+
+/// ` {attrs} ins(...) outs(...) -> results`, or `false` when the operands are malformed.
+fn print_named_tail(p: &mut Printer<'_>, op: OpId, elided: &[&str]) -> bool {
+    let m = p.module();
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return false;
+    };
+    let extra = sorted_attrs(m, op, elided);
+    p.print_optional_attr_dict(&extra, &[]);
+    print_ins_outs(p, ins, outs);
+    print_arrow_results(p, op);
+    true
+}
+
 fn print_named(p: &mut Printer<'_>, op: OpId) -> bool {
+    print_named_tail(p, op, &[SEGMENTS, MEMOIZED])
+}
+
+/// Parses `[affine_map, ...]` after `indexing_maps =`.
+fn parse_maps_list(p: &mut Parser<'_>) -> PResult<Attribute> {
+    p.parse_equal()?;
+    let at = p.current_span();
+    let a = p.parse_attribute()?;
+    let ok =
+        matches!(&a, Attribute::Array(v) if v.iter().all(|x| matches!(x, Attribute::AffineMap(_))));
+    if !ok {
+        return Err(Diagnostic::new(at, "expected affine map attribute"));
+    }
+    Ok(a)
+}
+
+/// The elementwise kind named by `#linalg.elementwise_kind<NAME>`: its implicit body.
+fn elementwise_body(kind: &Attribute) -> Option<(usize, Step)> {
+    let Attribute::Opaque(t) = kind else {
+        return None;
+    };
+    let name = t
+        .strip_prefix("#linalg.elementwise_kind<")?
+        .strip_suffix('>')?
+        .trim();
+    if let Some(f) = UnaryFn::ALL.iter().find(|f| f.name() == name) {
+        return Some((1, Step::Unary(*f, 0)));
+    }
+    if let Some(f) = BinaryFn::ALL.iter().find(|f| f.name() == name) {
+        return Some((2, Step::Binary(*f, 0, 1)));
+    }
+    TernaryFn::ALL
+        .iter()
+        .find(|f| f.name() == name)
+        .map(|f| (3, Step::Ternary(*f, 0, 1, 2)))
+}
+
+fn parse_hand(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let Some(kind) = hand(&st.name) else {
+        return Err(p.error_here("unknown linalg named op"));
+    };
+    let mut ew = None;
+    if kind == Hand::Elementwise {
+        p.parse_keyword("kind")?;
+        p.parse_equal()?;
+        let at = p.current_span();
+        let k = p.parse_attribute()?;
+        let Some(body) = elementwise_body(&k) else {
+            return Err(Diagnostic::new(
+                at,
+                "expected a #linalg.elementwise_kind attribute",
+            ));
+        };
+        ew = Some(body);
+        st.props.set("kind", k);
+    }
+    let mut maps = None;
+    if kind == Hand::Contract {
+        p.parse_keyword("indexing_maps")?;
+        maps = Some(parse_maps_list(p)?);
+    } else if p.parse_optional_keyword("indexing_maps") {
+        maps = Some(parse_maps_list(p)?);
+    }
+    let at = p.current_span();
+    let (ins, outs) = parse_ins_outs(p, st)?;
+    st.result_types = p.parse_optional_arrow_type_list()?;
+    let n = ins.len() + outs.len();
+    let out_rank = outs.first().map_or(0, operand_rank);
+    // Properties in MLIR's (sorted) order: indexing_maps, kind, operandSegmentSizes.
+    let maps = maps.or_else(|| default_maps(kind, out_rank, n).map(maps_attr));
+    let kind_attr = st.props.remove("kind");
+    if let Some(a) = maps {
+        st.props.set("indexing_maps", a);
+    }
+    if let Some(k) = kind_attr {
+        st.props.set("kind", k);
+    }
+    st.props.set(SEGMENTS, segments(ins.len(), outs.len()));
+    let r = match ew {
+        Some((arity, step)) => {
+            check_region_args(p, arity + 1, n)?;
+            let y = (arity + 1) as u8;
+            build_region(p, &ins, &outs, &[step], &[y], false, at)?
+        }
+        None => {
+            check_region_args(p, 3, n)?;
+            build_region(p, &ins, &outs, MUL_ACC, &[6], is_unsigned_cast(st), at)?
+        }
+    };
+    st.regions.push(r);
+    Ok(())
+}
+
+fn print_maps_list(p: &mut Printer<'_>, v: &[Attribute]) {
+    p.write(" indexing_maps = [");
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            p.write(", ");
+        }
+        p.print_attr(x);
+    }
+    p.write("]");
+}
+
+fn print_hand(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
     let d = m.op(op);
-    let Some((_, _, maps)) = named(&d.name) else {
+    let Some(kind) = hand(&d.name) else {
         return false;
     };
     let Some((ins, outs)) = split_operands(m, op) else {
         return false;
     };
-    if maps != Maps::Implied {
-        let dflt = default_maps(maps).map(maps_attr);
-        match d.props.get("indexing_maps") {
-            Some(a) if Some(a) != dflt.as_ref() => {
-                // The custom form re-parses only affine maps here.
-                let Attribute::Array(v) = a else {
-                    return false;
-                };
-                if !v.iter().all(|x| matches!(x, Attribute::AffineMap(_))) {
-                    return false;
-                }
-                p.write(" indexing_maps = [");
-                for (i, x) in v.iter().enumerate() {
-                    if i > 0 {
-                        p.write(", ");
-                    }
-                    p.print_attr(x);
-                }
-                p.write("]");
+    if kind == Hand::Elementwise {
+        match d.props.get("kind") {
+            Some(k) if elementwise_body(k).is_some() => {
+                p.write(" kind=");
+                p.print_attr(k);
             }
-            Some(_) => {}
-            None => return false,
+            _ => return false,
         }
     }
-    let extra = merged_attrs(m, op, &[SEGMENTS, MEMOIZED, "indexing_maps"]);
-    p.print_optional_attr_dict(&extra, &[]);
-    print_ins_outs(p, ins, outs);
-    print_arrow_results(p, op);
-    true
+    let out_rank = outs.first().map_or(0, |&v| operand_rank(m.value_type(v)));
+    let dflt = default_maps(kind, out_rank, ins.len() + outs.len()).map(maps_attr);
+    match d.props.get("indexing_maps") {
+        Some(a) if Some(a) != dflt.as_ref() => {
+            // The custom form re-parses only affine maps here.
+            let Attribute::Array(v) = a else {
+                return false;
+            };
+            if !v.iter().all(|x| matches!(x, Attribute::AffineMap(_))) {
+                return false;
+            }
+            print_maps_list(p, v);
+        }
+        Some(_) => {}
+        None => return false,
+    }
+    print_named_tail(p, op, &[SEGMENTS, MEMOIZED, "indexing_maps", "kind"])
+}
+
+/// The rank checks MLIR's `verifyStructuredOpInterface` does with the indexing maps.
+fn verify_map_ranks(
+    m: &Module,
+    all: &[ValueId],
+    ranks: impl Iterator<Item = usize>,
+) -> Result<(), String> {
+    for (i, (&v, want)) in all.iter().zip(ranks).enumerate() {
+        let rank = operand_rank(m.value_type(v));
+        if rank != want {
+            return Err(format!(
+                "expected operand rank ({rank}) to match the result rank of indexing_map #{i} ({want})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
+    verify_structured(m, op)?;
+    let d = m.op(op);
+    let Some(named) = linalg_named::lookup(&d.name) else {
+        return Ok(());
+    };
+    if let Attrs::Window(n) = named.attrs {
+        for a in ["strides", "dilations"] {
+            let Some(v) = inherent(d, a) else { continue };
+            let Attribute::Elements { ty, .. } = v else {
+                return Err(format!("attribute '{a}' failed to satisfy constraint: 64-bit signless int elements attribute of shape [{n}]"));
+            };
+            if ty.element_type() != Some(&Type::int(64)) {
+                return Err(format!("incorrect element type for index attribute '{a}'"));
+            }
+            if ty.shape() != Some(&[i64::from(n)]) {
+                return Err(format!("incorrect shape for index attribute '{a}'"));
+            }
+        }
+    }
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return Ok(());
+    };
+    let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
+    match linalg_named::map_ranks(named) {
+        Some(ranks) => verify_map_ranks(m, &all, ranks),
+        None => {
+            // Element-wise: scalars get `() -> ()`, everything else the identity of the
+            // init's rank.
+            let loops = outs.first().map_or(0, |&v| operand_rank(m.value_type(v)));
+            let ranks: Vec<usize> = all
+                .iter()
+                .map(|&v| match operand_rank(m.value_type(v)) {
+                    0 => 0,
+                    _ => loops,
+                })
+                .collect();
+            verify_map_ranks(m, &all, ranks.into_iter())
+        }
+    }
+}
+
+fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
+    verify_structured(m, op)?;
+    let d = m.op(op);
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return Ok(());
+    };
+    let Some(Attribute::Array(maps)) = inherent(d, "indexing_maps") else {
+        return Err("requires attribute 'indexing_maps'".into());
+    };
+    let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
+    if maps.len() != all.len() {
+        return Err(format!(
+            "expected the number of indexing_map ({}) to be equal to the number of input/output operands ({})",
+            maps.len(),
+            all.len()
+        ));
+    }
+    let ranks: Vec<usize> = maps
+        .iter()
+        .map(|a| match a {
+            Attribute::AffineMap(map) => map.results.len(),
+            _ => usize::MAX,
+        })
+        .collect();
+    verify_map_ranks(m, &all, ranks.into_iter())
 }
 
 // ===== transpose / broadcast =====
@@ -715,7 +768,8 @@ fn parse_permuting(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     st.props.set(attr, a);
     p.parse_optional_attr_dict(&mut st.attrs)?;
     st.result_types = tensor_results(&outs);
-    let r = build_named_body(p, Body::Forward, &ins, &outs, false);
+    let at = p.current_span();
+    let r = build_region(p, &ins, &outs, &[], &[0], false, at)?;
     st.regions.push(r);
     Ok(())
 }
@@ -1164,7 +1218,7 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
     let b = m.region_blocks(regions[0])[0];
     let args = m.block_args(b);
     let n_all = ins.len() + outs.len();
-    if d.name == "linalg.generic" || named(&d.name).is_some() || d.name == "linalg.reduce" {
+    if d.name == "linalg.generic" || has_implicit_body(&d.name) || d.name == "linalg.reduce" {
         if args.len() != n_all {
             return Err(format!(
                 "expected as many non-induction variable region arguments as the number of input/output operands ({} vs {})",
