@@ -446,8 +446,18 @@ impl Builder<'_> {
             {
                 return Err(format!("unsupported operation: {} with complex", f.name()));
             }
-            BinaryFn::MaxSigned | BinaryFn::MaxUnsigned if float => ("arith.maximumf", fastmath()),
-            BinaryFn::MinSigned | BinaryFn::MinUnsigned if float => ("arith.minimumf", fastmath()),
+            BinaryFn::MaxUnsigned | BinaryFn::MinUnsigned if !int || boolean => {
+                let which = if f == BinaryFn::MaxUnsigned {
+                    "max"
+                } else {
+                    "min"
+                };
+                return Err(format!(
+                    "unsupported operation: unsigned {which} not on uint"
+                ));
+            }
+            BinaryFn::MaxSigned if float => ("arith.maximumf", fastmath()),
+            BinaryFn::MinSigned if float => ("arith.minimumf", fastmath()),
             BinaryFn::MaxSigned => ("arith.maxsi", Dict::new()),
             BinaryFn::MinSigned => ("arith.minsi", Dict::new()),
             BinaryFn::MaxUnsigned => ("arith.maxui", Dict::new()),
