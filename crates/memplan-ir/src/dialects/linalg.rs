@@ -169,6 +169,7 @@ pub fn register(r: &mut Registry) {
             ..OpDef::new(n)
         });
     }
+    register_aggregates(r);
     r.register(OpDef {
         parse: Some(parse_yield),
         print: Some(print_yield),
@@ -1349,6 +1350,404 @@ fn verify_index(m: &Module, op: OpId) -> Result<(), String> {
                 "expected dim ({dim}) to be lower than the number of loops ({n}) of the enclosing LinalgOp"
             ));
         }
+    }
+    Ok(())
+}
+
+// ===== softmax / winograd transforms / pack / unpack (declarative formats) =====
+
+/// `linalg.winograd_*_transform`: name and the ranks of `ins` and `outs`.
+const WINOGRAD: &[(&str, usize, usize)] = &[
+    ("linalg.winograd_filter_transform", 4, 4),
+    ("linalg.winograd_input_transform", 4, 6),
+    ("linalg.winograd_output_transform", 6, 4),
+];
+/// `WinogradConv2DFmr` cases, by value.
+const WINOGRAD_FMR: [&str; 3] = ["F_2_3", "F_4_3", "F_2_5"];
+
+fn register_aggregates(r: &mut Registry) {
+    r.register(OpDef {
+        parse: Some(parse_softmax),
+        print: Some(print_softmax),
+        verify: Some(verify_softmax),
+        inherent: &["dimension"],
+        ..OpDef::new("linalg.softmax")
+    });
+    for &(n, _, _) in WINOGRAD {
+        r.register(OpDef {
+            parse: Some(parse_winograd),
+            print: Some(print_winograd),
+            verify: Some(verify_winograd),
+            inherent: &["fmr"],
+            ..OpDef::new(n)
+        });
+    }
+    for n in ["linalg.pack", "linalg.unpack"] {
+        r.register(OpDef {
+            parse: Some(parse_relayout),
+            print: Some(print_relayout),
+            verify: Some(verify_relayout),
+            inherent: &[
+                SEGMENTS,
+                "outer_dims_perm",
+                "inner_dims_pos",
+                "static_inner_tiles",
+            ],
+            ..OpDef::new(n)
+        });
+    }
+}
+
+/// `KW ( %v : T )`: one operand with its type.
+fn parse_kw_operand(p: &mut Parser<'_>, kw: &str) -> PResult<(ValueId, Type)> {
+    p.parse_keyword(kw)?;
+    p.parse_lparen()?;
+    let u = p.parse_operand()?;
+    let t = p.parse_colon_type()?;
+    p.parse_rparen()?;
+    let v = p.resolve_operand(&u, &t)?;
+    Ok((v, t))
+}
+
+fn print_kw_operand(p: &mut Printer<'_>, kw: &str, v: ValueId) {
+    p.write(" ");
+    p.write(kw);
+    p.write("(");
+    p.print_operand(v);
+    p.write(" : ");
+    p.print_type(p.module().value_type(v));
+    p.write(")");
+}
+
+fn parse_softmax(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_keyword("dimension")?;
+    p.parse_lparen()?;
+    let d = p.parse_integer()?;
+    p.parse_rparen()?;
+    st.props
+        .set("dimension", Attribute::int(i128::from(d), Type::int(64)));
+    let (a, _) = parse_kw_operand(p, "ins")?;
+    let (b, _) = parse_kw_operand(p, "outs")?;
+    st.operands = vec![a, b];
+    st.result_types = p.parse_optional_arrow_type_list()?;
+    Ok(())
+}
+
+fn print_softmax(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let ops = m.operands(op);
+    let Some(Attribute::Integer { value, ty }) = d.props.get("dimension") else {
+        return false;
+    };
+    if ops.len() != 2 || *ty != Type::int(64) {
+        return false;
+    }
+    let dim = *value;
+    p.print_optional_attr_dict(&sorted_attrs(m, op, &["dimension"]), &[]);
+    p.write(&format!(" dimension({dim})"));
+    print_kw_operand(p, "ins", ops[0]);
+    print_kw_operand(p, "outs", ops[1]);
+    print_arrow_results(p, op);
+    true
+}
+
+fn verify_softmax(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.len() != 2 {
+        return Err(format!("expected 2 operands, but found {}", ops.len()));
+    }
+    let (ti, to) = (m.value_type(ops[0]), m.value_type(ops[1]));
+    for (i, t) in [ti, to].into_iter().enumerate() {
+        if t.shape().is_none() || matches!(t.kind(), TypeKind::Vector { .. }) {
+            return Err(format!(
+                "operand #{i} must be shaped of any type values, but got '{t}'"
+            ));
+        }
+    }
+    if ti.element_type() != to.element_type() {
+        return Err("failed to verify that input and output have same element type".into());
+    }
+    let tensor_res = usize::from(is_tensor(to));
+    if m.results(op).len() != tensor_res || m.results(op).iter().any(|&r| m.value_type(r) != to) {
+        return Err("result types must match the tensor `outs` operand".into());
+    }
+    let (si, so) = (ti.shape().unwrap_or(&[]), to.shape().unwrap_or(&[]));
+    if si.len() != so.len()
+        || si
+            .iter()
+            .zip(so)
+            .any(|(&a, &b)| a != b && a != crate::DYNAMIC && b != crate::DYNAMIC)
+    {
+        return Err("incompatible output shape".into());
+    }
+    match inherent(m.op(op), "dimension").and_then(Attribute::as_int) {
+        Some(d) if d >= 0 && (d as usize) < si.len() => Ok(()),
+        Some(_) => Err("incorrect dimension specified".into()),
+        None => Err("requires attribute 'dimension'".into()),
+    }
+}
+
+fn parse_winograd(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_keyword("fmr")?;
+    p.parse_lparen()?;
+    let at = p.current_span();
+    let kw = p.parse_keyword_any("fmr case")?;
+    let Some(v) = WINOGRAD_FMR.iter().position(|c| *c == kw) else {
+        return Err(Diagnostic::new(
+            at,
+            format!("expected one of [F_2_3, F_4_3, F_2_5] for WinogradConv2DFmr, got: {kw}"),
+        ));
+    };
+    p.parse_rparen()?;
+    st.props
+        .set("fmr", Attribute::int(v as i128, Type::int(32)));
+    let (a, _) = parse_kw_operand(p, "ins")?;
+    let (b, _) = parse_kw_operand(p, "outs")?;
+    st.operands = vec![a, b];
+    p.parse_arrow()?;
+    st.result_types.push(p.parse_type()?);
+    Ok(())
+}
+
+fn print_winograd(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let ops = m.operands(op);
+    let Some(Attribute::Integer { value, ty }) = d.props.get("fmr") else {
+        return false;
+    };
+    let Some(fmr) = usize::try_from(*value)
+        .ok()
+        .and_then(|v| WINOGRAD_FMR.get(v))
+    else {
+        return false;
+    };
+    if ops.len() != 2 || m.results(op).len() != 1 || *ty != Type::int(32) {
+        return false;
+    }
+    p.print_optional_attr_dict(&sorted_attrs(m, op, &["fmr"]), &[]);
+    p.write(&format!(" fmr({fmr})"));
+    print_kw_operand(p, "ins", ops[0]);
+    print_kw_operand(p, "outs", ops[1]);
+    p.write(" -> ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+fn verify_winograd(m: &Module, op: OpId) -> Result<(), String> {
+    let d = m.op(op);
+    let Some(&(_, rin, rout)) = WINOGRAD.iter().find(|w| w.0 == d.name) else {
+        return Ok(());
+    };
+    let ops = m.operands(op);
+    if ops.len() != 2 || m.results(op).len() != 1 {
+        return Err("expected 2 operands and 1 result".into());
+    }
+    for (i, (&v, rank)) in ops.iter().zip([rin, rout]).enumerate() {
+        let t = m.value_type(v);
+        if !is_tensor(t) || operand_rank(t) != rank {
+            return Err(format!(
+                "operand #{i} must be {rank}D tensor of any type values, but got '{t}'"
+            ));
+        }
+    }
+    let rt = m.value_type(m.result(op, 0));
+    if operand_rank(rt) != rout || !is_tensor(rt) {
+        return Err(format!(
+            "result #0 must be {rout}D tensor of any type values, but got '{rt}'"
+        ));
+    }
+    match inherent(d, "fmr").and_then(Attribute::as_int) {
+        Some(v) if (0..WINOGRAD_FMR.len() as i128).contains(&v) => Ok(()),
+        _ => Err("attribute 'fmr' failed to satisfy constraint: allowed 32-bit signless integer cases: 0, 1, 2".into()),
+    }
+}
+
+fn parse_relayout(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let pack = st.name == "linalg.pack";
+    let src = p.parse_operand()?;
+    let mut pad = None;
+    if pack && p.parse_optional_keyword("padding_value") {
+        p.parse_lparen()?;
+        let u = p.parse_operand()?;
+        let t = p.parse_colon_type()?;
+        p.parse_rparen()?;
+        pad = Some((u, t));
+    }
+    if p.parse_optional_keyword("outer_dims_perm") {
+        p.parse_equal()?;
+        let a = parse_i64_list(p)?;
+        st.props.set("outer_dims_perm", a);
+    }
+    p.parse_keyword("inner_dims_pos")?;
+    p.parse_equal()?;
+    let a = parse_i64_list(p)?;
+    st.props.set("inner_dims_pos", a);
+    p.parse_keyword("inner_tiles")?;
+    p.parse_equal()?;
+    let mut dyns = Vec::new();
+    let tiles = p.parse_dynamic_index_list(&mut dyns, Delimiter::Square)?;
+    st.props
+        .set("static_inner_tiles", Attribute::i64_array(&tiles));
+    p.parse_keyword("into")?;
+    let dest = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let ts = p.parse_type()?;
+    p.parse_arrow()?;
+    let td = p.parse_type()?;
+    let s = p.resolve_operand(&src, &ts)?;
+    let d = p.resolve_operand(&dest, &td)?;
+    st.operands = vec![s, d];
+    if let Some((u, t)) = &pad {
+        let v = p.resolve_operand(u, t)?;
+        st.operands.push(v);
+    }
+    for u in &dyns {
+        let v = p.resolve_operand(u, &Type::index())?;
+        st.operands.push(v);
+    }
+    if pack {
+        st.props.set(
+            SEGMENTS,
+            Attribute::i32_array(&[1, 1, i64::from(pad.is_some()), dyns.len() as i64]),
+        );
+    }
+    st.result_types.push(td);
+    Ok(())
+}
+
+/// The operands of a pack/unpack: source, dest, optional padding value, inner tiles.
+fn relayout_operands(
+    m: &Module,
+    op: OpId,
+) -> Option<(ValueId, ValueId, Option<ValueId>, &[ValueId])> {
+    let d = m.op(op);
+    let ops = m.operands(op);
+    if d.name == "linalg.pack" {
+        let seg = inherent(d, SEGMENTS)?.as_int_array()?;
+        let [1, 1, np, nt] = seg[..] else {
+            return None;
+        };
+        if !(0..=1).contains(&np) || nt < 0 || (2 + np + nt) as usize != ops.len() {
+            return None;
+        }
+        let pad = (np == 1).then(|| ops[2]);
+        Some((ops[0], ops[1], pad, &ops[2 + np as usize..]))
+    } else {
+        if ops.len() < 2 {
+            return None;
+        }
+        Some((ops[0], ops[1], None, &ops[2..]))
+    }
+}
+
+fn print_relayout(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let Some((src, dest, pad, tiles)) = relayout_operands(m, op) else {
+        return false;
+    };
+    let Some(statics) = d
+        .props
+        .get("static_inner_tiles")
+        .and_then(Attribute::as_int_array)
+    else {
+        return false;
+    };
+    let Some(pos) = d.props.get("inner_dims_pos") else {
+        return false;
+    };
+    if statics.iter().filter(|&&s| s == crate::DYNAMIC).count() != tiles.len()
+        || m.results(op).len() != 1
+        || m.value_type(m.result(op, 0)) != m.value_type(dest)
+    {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(src);
+    if let Some(v) = pad {
+        print_kw_operand(p, "padding_value", v);
+    }
+    let list = |a: &Attribute| {
+        a.as_int_array().map(|v| {
+            let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            format!("[{}]", items.join(", "))
+        })
+    };
+    if let Some(perm) = d.props.get("outer_dims_perm") {
+        // MLIR elides the default (empty) permutation.
+        let Some(text) = list(perm) else {
+            return false;
+        };
+        if text != "[]" {
+            p.write(" outer_dims_perm = ");
+            p.write(&text);
+        }
+    }
+    let Some(text) = list(pos) else {
+        return false;
+    };
+    p.write(" inner_dims_pos = ");
+    p.write(&text);
+    p.write(" ");
+    p.write("inner_tiles = ");
+    p.print_dynamic_index_list(tiles, statics, '[', ']');
+    p.write(" into ");
+    p.print_operand(dest);
+    p.print_optional_attr_dict(
+        &sorted_attrs(
+            m,
+            op,
+            &[
+                SEGMENTS,
+                "outer_dims_perm",
+                "inner_dims_pos",
+                "static_inner_tiles",
+            ],
+        ),
+        &[],
+    );
+    p.write(" : ");
+    p.print_type(m.value_type(src));
+    p.write(" -> ");
+    p.print_type(m.value_type(dest));
+    true
+}
+
+fn verify_relayout(m: &Module, op: OpId) -> Result<(), String> {
+    let d = m.op(op);
+    let Some((src, dest, _, tiles)) = relayout_operands(m, op) else {
+        return Err("operand segments do not match the operand count".into());
+    };
+    for (what, v) in [("source", src), ("dest", dest)] {
+        let t = m.value_type(v);
+        if !matches!(t.kind(), TypeKind::RankedTensor { .. }) {
+            return Err(format!(
+                "{what} must be ranked tensor of any type values, but got '{t}'"
+            ));
+        }
+    }
+    if m.results(op).len() != 1 || m.value_type(m.result(op, 0)) != m.value_type(dest) {
+        return Err("result type must match the dest type".into());
+    }
+    let Some(statics) = inherent(d, "static_inner_tiles").and_then(Attribute::as_int_array) else {
+        return Err("requires attribute 'static_inner_tiles'".into());
+    };
+    let Some(pos) = inherent(d, "inner_dims_pos").and_then(Attribute::as_int_array) else {
+        return Err("requires attribute 'inner_dims_pos'".into());
+    };
+    if statics.iter().filter(|&&s| s == crate::DYNAMIC).count() != tiles.len() {
+        return Err("expected as many dynamic inner tile operands as '?' tile sizes".into());
+    }
+    if pos.len() != statics.len() {
+        return Err("invalid inner_dims_pos vector".into());
+    }
+    if tiles.iter().any(|&v| !m.value_type(v).is_index()) {
+        return Err("inner tile operands must be index".into());
     }
     Ok(())
 }
