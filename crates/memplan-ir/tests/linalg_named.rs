@@ -602,6 +602,17 @@ fn invalid_named_ops_are_rejected() {
         m
     )
     .contains("unsupported non numeric type"));
+    // Generic form: the body must match the operands, linalg.index the loops.
+    let generic = |arg: &str, dim: u32| {
+        format!(
+            "\"linalg.exp\"(%d, %d) <{{operandSegmentSizes = array<i32: 1, 1>}}> ({{\n  ^bb0({arg}, %y: f64):\n    %i = linalg.index {dim} : index\n    linalg.yield %y : f64\n  }}) : (memref<3xf64>, memref<3xf64>) -> ()"
+        )
+    };
+    assert!(err(&generic("%x: f32", 0), "%d: memref<3xf64>").contains(
+        "expected type of bb argument #0 ('f32') to match element or self type of the corresponding operand ('f64')"
+    ));
+    assert!(err(&generic("%x: f64", 1), "%d: memref<3xf64>")
+        .contains("expected dim (1) to be lower than the number of loops (1)"));
     let conv = "%i: memref<1x8x8x3xf32>, %k: memref<3x3x3x4xf32>, %o: memref<1x6x6x4xf32>";
     assert!(err(
         "linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<3xi64>} ins(%i, %k : memref<1x8x8x3xf32>, memref<3x3x3x4xf32>) outs(%o : memref<1x6x6x4xf32>)",

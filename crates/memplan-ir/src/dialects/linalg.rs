@@ -1156,6 +1156,12 @@ fn num_loops(m: &Module, op: OpId) -> Option<usize> {
         }
     }
     let (ins, outs) = split_operands(m, op)?;
+    if let Some(named) = linalg_named::lookup(&d.name) {
+        if !named.iterators.is_empty() {
+            return Some(named.iterators.len());
+        }
+        return outs.first().map(|&v| operand_rank(m.value_type(v)));
+    }
     match d.name.as_str() {
         "linalg.reduce" | "linalg.transpose" | "linalg.broadcast" => {
             ins.first().map(|&v| operand_rank(m.value_type(v)))
@@ -1227,7 +1233,7 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
                 n_all
             ));
         }
-        if d.name == "linalg.generic" {
+        if d.name == "linalg.generic" || has_implicit_body(&d.name) {
             for (i, (&a, &v)) in args.iter().zip(ins.iter().chain(outs)).enumerate() {
                 let want = elem_or_self(m.value_type(v));
                 let got = m.value_type(a);
