@@ -92,16 +92,17 @@ const ITER_PREFIX: &str = "#linalg.iterator_type<";
 const ITERATOR_TYPES: [&str; 2] = ["parallel", "reduction"];
 
 /// True for structured ops whose body is implicit (built by the parser).
-fn has_implicit_body(name: &str) -> bool {
-    linalg_named::lookup(name).is_some() || hand(name).is_some()
+fn has_implicit_body(name: &Ident) -> bool {
+    linalg_named::lookup_ident(name).is_some() || hand(name.as_str()).is_some()
 }
 
 /// True for ops implementing the LinalgOp interface here (parents of yield/index).
-fn is_structured(name: &str) -> bool {
+fn is_structured(ident: &Ident) -> bool {
+    let name = ident.as_str();
     name == "linalg.generic"
         || name == "linalg.map"
         || name == "linalg.reduce"
-        || has_implicit_body(name)
+        || has_implicit_body(ident)
         || PERMUTING.iter().any(|p| p.0 == name)
 }
 
@@ -191,14 +192,19 @@ pub fn register(r: &mut Registry) {
 /// Element type of a memref / tensor operand, the type itself otherwise (what linalg's region
 /// builder and verifier use: unlike `getElementTypeOrSelf`, vectors are not unwrapped).
 fn elem_or_self(t: &Type) -> Type {
+    elem_or_self_ref(t).clone()
+}
+
+/// [`elem_or_self`] without the clone.
+fn elem_or_self_ref(t: &Type) -> &Type {
     match t.kind() {
         TypeKind::RankedTensor { elem, .. }
         | TypeKind::UnrankedTensor { elem }
         | TypeKind::MemRef { elem, .. }
-        | TypeKind::UnrankedMemRef { elem, .. } => elem.clone(),
+        | TypeKind::UnrankedMemRef { elem, .. } => elem,
         // A vector operand of a linalg op is a scalar-like value: it is its own block argument
         // type (`linalg.fill ins(%c : vector<4xf32>)` gets `^bb0(%in: vector<4xf32>, ...)`).
-        _ => t.clone(),
+        _ => t,
     }
 }
 
@@ -466,7 +472,7 @@ fn check_region_args(p: &Parser<'_>, want: usize, got: usize) -> PResult<()> {
 }
 
 fn parse_named(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    let Some(op) = linalg_named::lookup(&st.name) else {
+    let Some(op) = linalg_named::lookup_ident(&st.name) else {
         return Err(p.error_here("unknown linalg named op"));
     };
     let at = p.current_span();
@@ -649,10 +655,10 @@ fn print_hand(p: &mut Printer<'_>, op: OpId) -> bool {
 /// The rank checks MLIR's `verifyStructuredOpInterface` does with the indexing maps.
 fn verify_map_ranks(
     m: &Module,
-    all: &[ValueId],
+    all: impl Iterator<Item = ValueId>,
     ranks: impl Iterator<Item = usize>,
 ) -> Result<(), String> {
-    for (i, (&v, want)) in all.iter().zip(ranks).enumerate() {
+    for (i, (v, want)) in all.zip(ranks).enumerate() {
         let rank = operand_rank(m.value_type(v));
         if rank != want {
             return Err(format!(
@@ -664,9 +670,9 @@ fn verify_map_ranks(
 }
 
 fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
-    verify_structured(m, op)?;
+    let (ins, outs) = verify_structured_impl(m, op, true)?;
     let d = m.op(op);
-    let Some(named) = linalg_named::lookup(&d.name) else {
+    let Some(named) = linalg_named::lookup_ident(&d.name) else {
         return Ok(());
     };
     if let Attrs::Window(n) = named.attrs {
@@ -683,34 +689,23 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
             }
         }
     }
-    let Some((ins, outs)) = split_operands(m, op) else {
-        return Ok(());
-    };
-    let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
-    match linalg_named::map_ranks(named) {
-        Some(ranks) => verify_map_ranks(m, &all, ranks),
-        None => {
-            // Element-wise: scalars get `() -> ()`, everything else the identity of the
-            // init's rank.
-            let loops = outs.first().map_or(0, |&v| operand_rank(m.value_type(v)));
-            let ranks: Vec<usize> = all
-                .iter()
-                .map(|&v| match operand_rank(m.value_type(v)) {
-                    0 => 0,
-                    _ => loops,
-                })
-                .collect();
-            verify_map_ranks(m, &all, ranks.into_iter())
-        }
+    let all = || ins.iter().chain(outs).copied();
+    if named.maps.is_empty() {
+        // Element-wise: scalars get `() -> ()`, everything else the identity of the init's
+        // rank.
+        let loops = outs.first().map_or(0, |&v| operand_rank(m.value_type(v)));
+        let ranks = all().map(|v| match operand_rank(m.value_type(v)) {
+            0 => 0,
+            _ => loops,
+        });
+        return verify_map_ranks(m, all(), ranks);
     }
+    verify_map_ranks(m, all(), named.maps.iter().map(|r| r.len()))
 }
 
 fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
-    verify_structured(m, op)?;
+    let (ins, outs) = verify_structured_impl(m, op, true)?;
     let d = m.op(op);
-    let Some((ins, outs)) = split_operands(m, op) else {
-        return Ok(());
-    };
     let Some(Attribute::Array(maps)) = inherent(d, "indexing_maps") else {
         return Err("requires attribute 'indexing_maps'".into());
     };
@@ -729,7 +724,7 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
             _ => usize::MAX,
         })
         .collect();
-    verify_map_ranks(m, &all, ranks.into_iter())
+    verify_map_ranks(m, all.into_iter(), ranks.into_iter())
 }
 
 // ===== transpose / broadcast =====
@@ -1156,7 +1151,7 @@ fn num_loops(m: &Module, op: OpId) -> Option<usize> {
         }
     }
     let (ins, outs) = split_operands(m, op)?;
-    if let Some(named) = linalg_named::lookup(&d.name) {
+    if let Some(named) = linalg_named::lookup_ident(&d.name) {
         if !named.iterators.is_empty() {
             return Some(named.iterators.len());
         }
@@ -1174,6 +1169,19 @@ fn num_loops(m: &Module, op: OpId) -> Option<usize> {
 }
 
 fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
+    verify_structured_impl(m, op, false).map(|_| ())
+}
+
+/// The (inputs, outputs) of a verified structured op.
+type InsOuts<'m> = (&'m [ValueId], &'m [ValueId]);
+
+/// The checks common to structured ops; `implicit_body`: the op is a named op whose body
+/// the parser builds (its block arguments are checked like `linalg.generic`'s).
+fn verify_structured_impl(
+    m: &Module,
+    op: OpId,
+    implicit_body: bool,
+) -> Result<InsOuts<'_>, String> {
     let d = m.op(op);
     let regions = m.regions(op);
     if regions.len() != 1 || m.region_blocks(regions[0]).len() != 1 {
@@ -1225,7 +1233,8 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
     let b = m.region_blocks(regions[0])[0];
     let args = m.block_args(b);
     let n_all = ins.len() + outs.len();
-    if d.name == "linalg.generic" || has_implicit_body(&d.name) || d.name == "linalg.reduce" {
+    let generic = d.name == "linalg.generic";
+    if generic || implicit_body || d.name == "linalg.reduce" {
         if args.len() != n_all {
             return Err(format!(
                 "expected as many non-induction variable region arguments as the number of input/output operands ({} vs {})",
@@ -1233,11 +1242,11 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
                 n_all
             ));
         }
-        if d.name == "linalg.generic" || has_implicit_body(&d.name) {
+        if generic || implicit_body {
             for (i, (&a, &v)) in args.iter().zip(ins.iter().chain(outs)).enumerate() {
-                let want = elem_or_self(m.value_type(v));
+                let want = elem_or_self_ref(m.value_type(v));
                 let got = m.value_type(a);
-                if *got != want {
+                if got != want {
                     return Err(format!(
                         "expected type of bb argument #{i} ('{got}') to match element or self type of the corresponding operand ('{want}')"
                     ));
@@ -1245,11 +1254,11 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
             }
         }
     }
-    if d.name == "linalg.generic" {
+    if generic {
         let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
         verify_generic_maps(m, op, &all)?;
     }
-    Ok(())
+    Ok((ins, outs))
 }
 
 fn verify_generic_maps(m: &Module, op: OpId, all: &[ValueId]) -> Result<(), String> {
@@ -1325,8 +1334,8 @@ fn verify_yield(m: &Module, op: OpId) -> Result<(), String> {
     }
     for (i, (&v, &o)) in vals.iter().zip(outs).enumerate() {
         let got = m.value_type(v);
-        let want = elem_or_self(m.value_type(o));
-        if *got != want {
+        let want = elem_or_self_ref(m.value_type(o));
+        if got != want {
             return Err(format!(
                 "type of yield operand {} ('{got}') doesn't match the element type of the enclosing {} op ('{want}')",
                 i + 1,

@@ -11,8 +11,12 @@
 //! `strides` / `dilations` coefficients for convolutions and poolings); [`indexing_maps`]
 //! turns them into [`AffineMap`]s for a given instance.
 
+use std::sync::OnceLock;
+
 use crate::affine::{AffineExpr, AffineMap};
 use crate::attrs::Dict;
+use crate::fxhash::FxHashMap;
+use crate::ident::Ident;
 use crate::ir::{BlockId, Module, OperationState, ValueId};
 use crate::types::{FloatKind, TypeKind};
 use crate::{Attribute, Type};
@@ -115,12 +119,32 @@ pub enum To {
     Int(u8),
 }
 
-/// The table entry of a named OpDSL op (binary search: the table is sorted by name).
+/// The table entry of a named OpDSL op (one hash lookup: parsing and verifying a named op
+/// asks for it a few times, and `linalg.fill` is among the most frequent ops).
 pub fn lookup(name: &str) -> Option<&'static NamedOp> {
-    NAMED_OPS
-        .binary_search_by(|o| o.name.cmp(name))
-        .ok()
-        .map(|i| &NAMED_OPS[i])
+    static INDEX: OnceLock<FxHashMap<&'static str, &'static NamedOp>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| NAMED_OPS.iter().map(|o| (o.name, o)).collect())
+        .get(name)
+        .copied()
+}
+
+/// [`lookup`] for an op name: names that borrow the table's own text (every name the parser
+/// or a builder takes from the registry) are found by address, without hashing the text.
+pub fn lookup_ident(name: &Ident) -> Option<&'static NamedOp> {
+    static BY_ADDR: OnceLock<FxHashMap<(usize, usize), &'static NamedOp>> = OnceLock::new();
+    if let Some(k) = name.static_key() {
+        let by_addr = BY_ADDR.get_or_init(|| {
+            NAMED_OPS
+                .iter()
+                .map(|o| ((o.name.as_ptr() as usize, o.name.len()), o))
+                .collect()
+        });
+        if let Some(o) = by_addr.get(&k) {
+            return Some(o);
+        }
+    }
+    lookup(name.as_str())
 }
 
 // ===== indexing maps =====
@@ -215,11 +239,6 @@ pub fn indexing_maps(op: &NamedOp, attrs: &Dict, ranks: &[usize]) -> Option<Vec<
     )
 }
 
-/// The number of results of each default indexing map (`None` for element-wise ops).
-pub fn map_ranks(op: &NamedOp) -> Option<impl Iterator<Item = usize> + '_> {
-    (!op.maps.is_empty()).then(|| op.maps.iter().map(|m| m.len()))
-}
-
 // ===== building bodies =====
 
 /// Builds the body ops of a named op into block `b`, whose arguments are the block
@@ -231,6 +250,19 @@ pub(crate) fn build_body(
     yields: &[u8],
     unsigned: bool,
 ) -> Result<(), String> {
+    if steps.is_empty() {
+        // Forwarding bodies (fill, transpose, broadcast): yield block arguments, no scratch list.
+        let args = m.block_args(b);
+        let ys: Option<Vec<ValueId>> = yields
+            .iter()
+            .map(|&i| args.get(usize::from(i)).copied())
+            .collect();
+        let mut st = OperationState::new("linalg.yield");
+        st.operands = ys.ok_or_else(|| "region builder yields a missing value".to_string())?;
+        let o = m.create_op(st);
+        m.append_op(b, o);
+        return Ok(());
+    }
     let mut vals: Vec<ValueId> = m.block_args(b).to_vec();
     let mut bb = Builder { m, b };
     for s in steps {
