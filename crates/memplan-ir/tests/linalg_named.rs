@@ -554,11 +554,18 @@ fn every_named_op_round_trips() {
 fn linalg_named_table_is_current() {
     let ods = Path::new(ODS_DIR).join("LinalgNamedStructuredOps.yamlgen.cpp.inc");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/gen_linalg_named.py");
+    let required = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
     if !ods.exists() {
+        assert!(
+            !required,
+            "{} not installed (libmlir-22-dev) but MEMPLAN_REQUIRE_MLIR=1",
+            ods.display()
+        );
         eprintln!("{} not installed (libmlir-22-dev): skipped", ods.display());
         return;
     }
     let Ok(out) = Command::new("python3").arg(&script).arg("--check").output() else {
+        assert!(!required, "python3 not found but MEMPLAN_REQUIRE_MLIR=1");
         eprintln!("python3 not found: skipped");
         return;
     };

@@ -1,5 +1,4 @@
-//! The named linalg ops as data: the types of the generated table
-//! ([`NAMED_OPS`](crate::dialects::linalg_named_table::NAMED_OPS), made by
+//! The named linalg ops as data: the types of the generated table ([`NAMED_OPS`], made by
 //! `scripts/gen_linalg_named.py` from MLIR 22's OpDSL output) and the engine that builds an
 //! op's implicit body from its steps, the way MLIR's `RegionBuilderHelper`
 //! (mlir/lib/Dialect/Linalg/IR/LinalgOps.cpp) does: casts with `convertScalarToDtype`'s rules,
