@@ -302,6 +302,208 @@ fn hand_cases() -> Vec<Case> {
         .collect()
 }
 
+/// Edge cases of the ops with shape rules (pack/unpack, winograd, softmax): most are invalid,
+/// some valid; the test requires memplan to accept exactly those mlir-opt-22 accepts.
+const EDGE_CASES: &str = r#"func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x2x4x4xf32>) -> tensor<4x2x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 0] into %d : tensor<16x8xf32> -> tensor<4x2x4x4xf32>
+  return %0 : tensor<4x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x2x4x4xf32>) -> tensor<4x2x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 0] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<4x2x4x4xf32>
+  return %0 : tensor<4x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x2x4x4xf32>) -> tensor<4x2x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 2] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<4x2x4x4xf32>
+  return %0 : tensor<4x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x2x4x4xf32>) -> tensor<4x2x4x4xf32> {
+  %0 = linalg.pack %s outer_dims_perm = [0] inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<4x2x4x4xf32>
+  return %0 : tensor<4x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x2x4xf32>) -> tensor<4x2x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<4x2x4xf32>
+  return %0 : tensor<4x2x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x2x4x2xf32>) -> tensor<4x2x4x2xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<4x2x4x2xf32>
+  return %0 : tensor<4x2x4x2xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<3x2x4x4xf32>) -> tensor<3x2x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<3x2x4x4xf32>
+  return %0 : tensor<3x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<5x2x4x4xf32>) -> tensor<5x2x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<5x2x4x4xf32>
+  return %0 : tensor<5x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<15x8xf32>, %d: tensor<4x2x4x4xf32>) -> tensor<4x2x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<15x8xf32> -> tensor<4x2x4x4xf32>
+  return %0 : tensor<4x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x2x4x4xf32>, %p: f16) -> tensor<4x2x4x4xf32> {
+  %0 = linalg.pack %s padding_value(%p : f16) inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<4x2x4x4xf32>
+  return %0 : tensor<4x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x2x4x4xf16>) -> tensor<4x2x4x4xf16> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<4x2x4x4xf16>
+  return %0 : tensor<4x2x4x4xf16>
+}
+// -----
+func.func @f(%s: tensor<4x2x4x4xf32>, %d: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %0 = linalg.unpack %s inner_dims_pos = [0, 1] inner_tiles = [4, 2] into %d : tensor<4x2x4x4xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+// -----
+func.func @f(%s: tensor<4x2x4x4xf32>, %d: tensor<17x8xf32>) -> tensor<17x8xf32> {
+  %0 = linalg.unpack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<4x2x4x4xf32> -> tensor<17x8xf32>
+  return %0 : tensor<17x8xf32>
+}
+// -----
+func.func @f(%s: tensor<4x2x4x4xf32>, %d: tensor<13x8xf32>) -> tensor<13x8xf32> {
+  %0 = linalg.unpack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<4x2x4x4xf32> -> tensor<13x8xf32>
+  return %0 : tensor<13x8xf32>
+}
+// -----
+func.func @f(%s: tensor<4x2x4x4xf32>, %d: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %0 = linalg.unpack %s outer_dims_perm = [1, 0] inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<4x2x4x4xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+// -----
+func.func @f(%s: tensor<?x8xf32>, %d: tensor<?x2x4x4xf32>) -> tensor<?x2x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<?x8xf32> -> tensor<?x2x4x4xf32>
+  return %0 : tensor<?x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<?x2x4x4xf32>) -> tensor<?x2x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<?x2x4x4xf32>
+  return %0 : tensor<?x2x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [1, 0] inner_tiles = [4, 4] into %d : tensor<16x8xf32> -> tensor<2x4x4x4xf32>
+  return %0 : tensor<2x4x4x4xf32>
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %d: tensor<4x8x4xf32>) -> tensor<4x8x4xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0] inner_tiles = [4] into %d : tensor<16x8xf32> -> tensor<4x8x4xf32>
+  return %0 : tensor<4x8x4xf32>
+}
+// -----
+func.func @f(%w: tensor<4x3x3x3xf32>, %o: tensor<6x6x3x5xf32>) {
+  %0 = linalg.winograd_filter_transform fmr(F_4_3) ins(%w : tensor<4x3x3x3xf32>) outs(%o : tensor<6x6x3x5xf32>) -> tensor<6x6x3x5xf32>
+  return
+}
+// -----
+func.func @f(%w: tensor<4x3x3x3xf32>, %o: tensor<6x6x3x4xf32>) {
+  %0 = linalg.winograd_filter_transform fmr(F_2_3) ins(%w : tensor<4x3x3x3xf32>) outs(%o : tensor<6x6x3x4xf32>) -> tensor<6x6x3x4xf32>
+  return
+}
+// -----
+func.func @f(%w: tensor<4x5x5x3xf32>, %o: tensor<6x6x3x4xf32>) {
+  %0 = linalg.winograd_filter_transform fmr(F_2_3) ins(%w : tensor<4x5x5x3xf32>) outs(%o : tensor<6x6x3x4xf32>) -> tensor<6x6x3x4xf32>
+  return
+}
+// -----
+func.func @f(%w: tensor<4x1x3x3xf32>, %o: tensor<1x6x3x4xf32>) {
+  %0 = linalg.winograd_filter_transform fmr(F_4_3) ins(%w : tensor<4x1x3x3xf32>) outs(%o : tensor<1x6x3x4xf32>) -> tensor<1x6x3x4xf32>
+  return
+}
+// -----
+func.func @f(%w: tensor<4x3x3x3xf32>, %o: tensor<6x6x3x4xf16>) {
+  %0 = linalg.winograd_filter_transform fmr(F_4_3) ins(%w : tensor<4x3x3x3xf32>) outs(%o : tensor<6x6x3x4xf16>) -> tensor<6x6x3x4xf16>
+  return
+}
+// -----
+func.func @f(%i: tensor<2x10x10x5xf32>, %o: tensor<6x6x2x3x2x5xf32>) {
+  %0 = linalg.winograd_input_transform fmr(F_4_3) ins(%i : tensor<2x10x10x5xf32>) outs(%o : tensor<6x6x2x3x2x5xf32>) -> tensor<6x6x2x3x2x5xf32>
+  return
+}
+// -----
+func.func @f(%i: tensor<2x11x10x5xf32>, %o: tensor<6x6x2x2x2x5xf32>) {
+  %0 = linalg.winograd_input_transform fmr(F_4_3) ins(%i : tensor<2x11x10x5xf32>) outs(%o : tensor<6x6x2x2x2x5xf32>) -> tensor<6x6x2x2x2x5xf32>
+  return
+}
+// -----
+func.func @f(%i: tensor<?x10x10x?xf32>, %o: tensor<6x6x2x2x?x?xf32>) {
+  %0 = linalg.winograd_input_transform fmr(F_4_3) ins(%i : tensor<?x10x10x?xf32>) outs(%o : tensor<6x6x2x2x?x?xf32>) -> tensor<6x6x2x2x?x?xf32>
+  return
+}
+// -----
+func.func @f(%v: tensor<6x6x2x2x2x5xf32>, %o: tensor<2x8x9x5xf32>) {
+  %0 = linalg.winograd_output_transform fmr(F_4_3) ins(%v : tensor<6x6x2x2x2x5xf32>) outs(%o : tensor<2x8x9x5xf32>) -> tensor<2x8x9x5xf32>
+  return
+}
+// -----
+func.func @f(%v: tensor<6x6x2x2x2x5xf32>, %o: tensor<2x8x8x5xf32>) {
+  %0 = linalg.winograd_output_transform fmr(F_4_3) ins(%v : tensor<6x6x2x2x2x5xf32>) outs(%o : tensor<2x8x8x5xf32>) -> tensor<2x8x8x6xf32>
+  return
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %o: tensor<16x8xf16>) {
+  %0 = linalg.softmax dimension(1) ins(%s : tensor<16x8xf32>) outs(%o : tensor<16x8xf16>) -> tensor<16x8xf16>
+  return
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %o: tensor<16x9xf32>) {
+  %0 = linalg.softmax dimension(1) ins(%s : tensor<16x8xf32>) outs(%o : tensor<16x9xf32>) -> tensor<16x9xf32>
+  return
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>) {
+  %0 = linalg.softmax dimension(2) ins(%s : tensor<16x8xf32>) outs(%s : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %m: memref<16x8xf32>) {
+  linalg.softmax dimension(1) ins(%s : tensor<16x8xf32>) outs(%m : memref<16x8xf32>)
+  return
+}
+// -----
+func.func @f(%s: tensor<16x8xf32>, %m: memref<16x8xf32>) {
+  %0 = linalg.softmax dimension(-1) ins(%s : tensor<16x8xf32>) outs(%s : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return
+}
+// -----
+func.func @f(%s: tensor<16x8xi32>) {
+  %0 = linalg.softmax dimension(1) ins(%s : tensor<16x8xi32>) outs(%s : tensor<16x8xi32>) -> tensor<16x8xi32>
+  return
+}
+// -----
+func.func @f(%s: tensor<16x?xf32>, %o: tensor<?x8xf32>) {
+  %0 = linalg.softmax dimension(1) ins(%s : tensor<16x?xf32>) outs(%o : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return
+}
+"#;
+
+fn edge_cases() -> Vec<Case> {
+    EDGE_CASES
+        .split("// -----\n")
+        .enumerate()
+        .map(|(i, src)| {
+            let op = src
+                .split_whitespace()
+                .find(|w| w.starts_with("linalg."))
+                .unwrap_or("linalg.?")
+                .to_string();
+            Case {
+                label: format!("{op} edge case #{i}"),
+                op,
+                src: src.to_string(),
+            }
+        })
+        .collect()
+}
+
 /// memplan's view of one case: the custom and generic prints, or the error.
 fn memplan(case: &Case, reg: &Registry) -> Result<(String, String), String> {
     let m = parse_module(&case.src, reg, ParseOptions::default()).map_err(|d| d.message)?;
@@ -432,6 +634,7 @@ fn every_named_op_round_trips() {
     let reg = reg();
     let mut cases = table_cases();
     cases.extend(hand_cases());
+    cases.extend(edge_cases());
     let results: Vec<Result<(String, String), String>> =
         cases.iter().map(|c| memplan(c, &reg)).collect();
     // Every op reads in at least one instance.

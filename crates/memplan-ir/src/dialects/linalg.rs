@@ -1552,6 +1552,14 @@ fn print_winograd(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
+/// MLIR's `verifyCompatibleShape`: same rank, equal sizes where both are static.
+fn compatible_shape(a: &[i64], b: &[i64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(&x, &y)| x == y || x == crate::DYNAMIC || y == crate::DYNAMIC)
+}
+
 fn verify_winograd(m: &Module, op: OpId) -> Result<(), String> {
     let d = m.op(op);
     let Some(&(_, rin, rout)) = WINOGRAD.iter().find(|w| w.0 == d.name) else {
@@ -1575,10 +1583,88 @@ fn verify_winograd(m: &Module, op: OpId) -> Result<(), String> {
             "result #0 must be {rout}D tensor of any type values, but got '{rt}'"
         ));
     }
-    match inherent(d, "fmr").and_then(Attribute::as_int) {
-        Some(v) if (0..WINOGRAD_FMR.len() as i128).contains(&v) => Ok(()),
-        _ => Err("attribute 'fmr' failed to satisfy constraint: allowed 32-bit signless integer cases: 0, 1, 2".into()),
+    let fmr = match inherent(d, "fmr").and_then(Attribute::as_int) {
+        Some(v) if (0..WINOGRAD_FMR.len() as i128).contains(&v) => v as usize,
+        _ => return Err("attribute 'fmr' failed to satisfy constraint: allowed 32-bit signless integer cases: 0, 1, 2".into()),
+    };
+    let (ti, to) = (m.value_type(ops[0]), m.value_type(ops[1]));
+    if ti.element_type() != to.element_type() || rt.element_type() != to.element_type() {
+        let names = match d.name.as_str() {
+            "linalg.winograd_filter_transform" => "{filter, output}",
+            "linalg.winograd_input_transform" => "{input, output}",
+            _ => "{value, output}",
+        };
+        return Err(format!(
+            "failed to verify that all of {names} have same element type"
+        ));
     }
+    if rt != to {
+        return Err(format!(
+            "expected type of operand #1 ('{to}') to match type of corresponding result ('{rt}')"
+        ));
+    }
+    // F(m, r): output tile m, kernel r.
+    let (mt, r) = [(2, 3), (4, 3), (2, 5)][fmr];
+    let alpha = mt + r - 1;
+    let dynamic = crate::DYNAMIC;
+    let (si, so) = (ti.shape().unwrap_or(&[]), to.shape().unwrap_or(&[]));
+    let expected: Vec<i64> = match d.name.as_str() {
+        "linalg.winograd_filter_transform" => {
+            // filter (F, H, W, C) -> (alphaH, alphaW, C, F)
+            let (h, w) = (si[1], si[2]);
+            if h != r && h != 1 {
+                return Err("expect filter height either equals to r or 1".into());
+            }
+            if w != r && w != 1 {
+                return Err("expect filter width either equals to r or 1".into());
+            }
+            if h == 1 && w == 1 {
+                return Err("expect either filter height or width equals to r".into());
+            }
+            vec![
+                if h == r { alpha } else { 1 },
+                if w == r { alpha } else { 1 },
+                si[3],
+                si[0],
+            ]
+        }
+        "linalg.winograd_input_transform" => {
+            // input (N, H, W, C) -> (alphaH, alphaW, tileH, tileW, N, C)
+            let (left, right) = (so[0] != 1, so[1] != 1);
+            let tile = |size: i64, on: bool| {
+                if size == dynamic {
+                    (if on { alpha } else { 1 }, dynamic)
+                } else if on {
+                    (alpha, (size - (r - 1)) / mt)
+                } else {
+                    (1, size)
+                }
+            };
+            let (ah, th) = tile(si[1], left);
+            let (aw, tw) = tile(si[2], right);
+            vec![ah, aw, th, tw, si[0], si[3]]
+        }
+        _ => {
+            // value (alphaH, alphaW, tileH, tileW, N, F) -> (N, H, W, F)
+            let (left, right) = (si[0] != 1, si[1] != 1);
+            let size = |a: i64, t: i64, on: bool, what: &str| -> Result<i64, String> {
+                if a == dynamic || t == dynamic {
+                    return Ok(dynamic);
+                }
+                if a != (if on { alpha } else { 1 }) {
+                    return Err(format!("expect input {what} equals to input tile size"));
+                }
+                Ok(if on { mt } else { 1 } * t)
+            };
+            let h = size(si[0], si[2], left, "height")?;
+            let w = size(si[1], si[3], right, "width")?;
+            vec![si[4], h, w, si[5]]
+        }
+    };
+    if !compatible_shape(&expected, so) {
+        return Err("the output shape is not expected".into());
+    }
+    Ok(())
 }
 
 fn parse_relayout(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
@@ -1735,7 +1821,8 @@ fn print_relayout(p: &mut Printer<'_>, op: OpId) -> bool {
 
 fn verify_relayout(m: &Module, op: OpId) -> Result<(), String> {
     let d = m.op(op);
-    let Some((src, dest, _, tiles)) = relayout_operands(m, op) else {
+    let pack = d.name == "linalg.pack";
+    let Some((src, dest, pad, tiles)) = relayout_operands(m, op) else {
         return Err("operand segments do not match the operand count".into());
     };
     for (what, v) in [("source", src), ("dest", dest)] {
@@ -1755,14 +1842,144 @@ fn verify_relayout(m: &Module, op: OpId) -> Result<(), String> {
     let Some(pos) = inherent(d, "inner_dims_pos").and_then(Attribute::as_int_array) else {
         return Err("requires attribute 'inner_dims_pos'".into());
     };
+    let perm = inherent(d, "outer_dims_perm")
+        .and_then(Attribute::as_int_array)
+        .unwrap_or(&[]);
     if statics.iter().filter(|&&s| s == crate::DYNAMIC).count() != tiles.len() {
         return Err("expected as many dynamic inner tile operands as '?' tile sizes".into());
     }
-    if pos.len() != statics.len() {
-        return Err("invalid inner_dims_pos vector".into());
-    }
     if tiles.iter().any(|&v| !m.value_type(v).is_index()) {
         return Err("inner tile operands must be index".into());
+    }
+    // MLIR's commonVerifierPackAndUnPackOp.
+    let (unpacked, packed) = if pack {
+        (m.value_type(src), m.value_type(dest))
+    } else {
+        (m.value_type(dest), m.value_type(src))
+    };
+    let (us, ps) = (
+        unpacked.shape().unwrap_or(&[]),
+        packed.shape().unwrap_or(&[]),
+    );
+    let rank = us.len();
+    if statics.contains(&0) {
+        return Err("invalid zero tile factor".into());
+    }
+    let mut seen = vec![false; rank];
+    let bad_pos = pos.len() > rank
+        || pos.iter().any(|&p| {
+            let ok = p >= 0 && (p as usize) < rank && !seen[p as usize];
+            if ok {
+                seen[p as usize] = true;
+            }
+            !ok
+        });
+    if bad_pos {
+        return Err("invalid inner_dims_pos vector".into());
+    }
+    if !perm.is_empty() {
+        let mut seen = vec![false; rank];
+        let is_perm = perm.len() == rank
+            && perm.iter().all(|&p| {
+                let ok = p >= 0 && (p as usize) < rank && !seen[p as usize];
+                if ok {
+                    seen[p as usize] = true;
+                }
+                ok
+            });
+        if !is_perm {
+            return Err("outer_dims_perm must be a permutation or empty".into());
+        }
+    }
+    if pos.len() != statics.len() {
+        return Err("tiling factors must equal the number of dimensions to tile".into());
+    }
+    if ps.len() != rank + statics.len() {
+        return Err(format!(
+            "packed rank != (unpacked rank + num tiling factors), got {} != {}",
+            ps.len(),
+            rank + statics.len()
+        ));
+    }
+    let dynamic = crate::DYNAMIC;
+    if statics
+        .iter()
+        .zip(&ps[rank..])
+        .any(|(&t, &s)| if t == dynamic { s != dynamic } else { s != t })
+    {
+        return Err(
+            "mismatch in inner tile sizes specified and shaped of tiled dimension in the packed type"
+                .into(),
+        );
+    }
+    // The packed shape the unpacked one implies: tiled dims divided (rounding up), permuted,
+    // then the tiles.
+    let mut outer: Vec<i64> = us.to_vec();
+    for (&p, &t) in pos.iter().zip(statics) {
+        let u = &mut outer[p as usize];
+        if *u != dynamic {
+            *u = if t == dynamic {
+                dynamic
+            } else {
+                (*u + t - 1).div_euclid(t)
+            };
+        }
+    }
+    let mut expected: Vec<i64> = if perm.is_empty() {
+        outer
+    } else {
+        perm.iter().map(|&p| outer[p as usize]).collect()
+    };
+    expected.extend_from_slice(statics);
+    if !compatible_shape(&expected, ps) {
+        let dims: String = expected
+            .iter()
+            .map(|&x| {
+                if x == dynamic {
+                    "?x".to_string()
+                } else {
+                    format!("{x}x")
+                }
+            })
+            .collect();
+        let elem = packed
+            .element_type()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        return Err(format!(
+            "expected 'tensor<{dims}{elem}>' for the packed domain value, got '{packed}'"
+        ));
+    }
+    if !pack {
+        return Ok(());
+    }
+    if let Some(p) = pad {
+        let pt = m.value_type(p);
+        let et = unpacked.element_type().cloned().unwrap_or_else(Type::none);
+        if *pt != et {
+            return Err(format!("expected padding_value has '{et}' but got: '{pt}'"));
+        }
+        return Ok(());
+    }
+    // Without a padding value only full tiles are allowed.
+    let inv: Vec<usize> = if perm.is_empty() {
+        (0..rank).collect()
+    } else {
+        let mut inv = vec![0; rank];
+        for (i, &p) in perm.iter().enumerate() {
+            inv[p as usize] = i;
+        }
+        inv
+    };
+    for (&p, &t) in pos.iter().zip(statics) {
+        let u = us[p as usize];
+        if u == dynamic {
+            continue;
+        }
+        let div = if t != dynamic { t } else { ps[inv[p as usize]] };
+        if div != dynamic && div != 0 && u % div != 0 {
+            return Err("invalid tile factor or output size provided. Only full tiles are supported when padding_value is not set".into());
+        }
     }
     Ok(())
 }
