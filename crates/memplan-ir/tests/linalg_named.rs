@@ -483,6 +483,65 @@ func.func @f(%s: tensor<16x?xf32>, %o: tensor<?x8xf32>) {
   %0 = linalg.softmax dimension(1) ins(%s : tensor<16x?xf32>) outs(%o : tensor<?x8xf32>) -> tensor<?x8xf32>
   return
 }
+// -----
+func.func @f(%a: memref<4x8xf32>, %b: memref<7x2xf32>, %c: memref<4x2xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<7x2xf32>) outs(%c : memref<4x2xf32>)
+  return
+}
+// -----
+#m = affine_map<(d0, d1) -> (d0 - d1)>
+func.func @f(%a: memref<4xf32>, %c: memref<4x3xf32>) {
+  linalg.generic {indexing_maps = [#m, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4xf32>) outs(%c : memref<4x3xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+// -----
+func.func @f(%a: memref<2x3xf32>, %c: memref<2x4xf32>) {
+  linalg.exp ins(%a : memref<2x3xf32>) outs(%c : memref<2x4xf32>)
+  return
+}
+// -----
+func.func @f(%a: memref<1x8x8x3xf32>, %b: memref<3x3x3x4xf32>, %c: memref<1x7x6x4xf32>) {
+  linalg.conv_2d_nhwc_hwcf ins(%a, %b : memref<1x8x8x3xf32>, memref<3x3x3x4xf32>) outs(%c : memref<1x7x6x4xf32>)
+  return
+}
+// -----
+func.func @f(%a: memref<0x3xf32>, %c: memref<2x3xf32>) {
+  linalg.exp ins(%a : memref<0x3xf32>) outs(%c : memref<2x3xf32>)
+  return
+}
+// -----
+func.func @f(%a: memref<?x3xf32>, %c: memref<2x4xf32>) {
+  linalg.exp ins(%a : memref<?x3xf32>) outs(%c : memref<2x4xf32>)
+  return
+}
+// -----
+func.func @f(%a: memref<4x0xf32>, %b: memref<0x2xf32>, %c: memref<4x2xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x0xf32>, memref<0x2xf32>) outs(%c : memref<4x2xf32>)
+  return
+}
+// -----
+func.func @f(%a: memref<1x9x9x3xf32>, %b: memref<3x3x3x4xf32>, %c: memref<1x3x3x4xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<3> : tensor<2xi64>} ins(%a, %b : memref<1x9x9x3xf32>, memref<3x3x3x4xf32>) outs(%c : memref<1x3x3x4xf32>)
+  return
+}
+// -----
+func.func @f(%a: memref<1x9x9x3xf32>, %b: memref<3x3x3x4xf32>, %c: memref<1x4x3x4xf32>) {
+  linalg.conv_2d_nhwc_hwcf {strides = dense<3> : tensor<2xi64>} ins(%a, %b : memref<1x9x9x3xf32>, memref<3x3x3x4xf32>) outs(%c : memref<1x4x3x4xf32>)
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<4x2xf32>) {
+  %0 = linalg.contract indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<4x8xf32>, tensor<8x3xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %c: tensor<4x8xf32>) {
+  %0 = linalg.elementwise kind=#linalg.elementwise_kind<exp> indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>] ins(%a : tensor<4x8xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
 "#;
 
 fn edge_cases() -> Vec<Case> {

@@ -698,9 +698,16 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
             0 => 0,
             _ => loops,
         });
-        return verify_map_ranks(m, all(), ranks);
+        verify_map_ranks(m, all(), ranks)?;
+        return verify_elementwise_shapes(m, all());
     }
-    verify_map_ranks(m, all(), named.maps.iter().map(|r| r.len()))
+    verify_map_ranks(m, all(), named.maps.iter().map(|r| r.len()))?;
+    let all: Vec<ValueId> = all().collect();
+    let ranks: Vec<usize> = all.iter().map(|&v| operand_rank(m.value_type(v))).collect();
+    match linalg_named::indexing_maps(named, &d.props, &ranks) {
+        Some(maps) => verify_static_shapes(m, &all, &maps.iter().collect::<Vec<_>>()),
+        None => Ok(()),
+    }
 }
 
 fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
@@ -717,14 +724,33 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
             all.len()
         ));
     }
-    let ranks: Vec<usize> = maps
+    let maps: Vec<&AffineMap> = maps
         .iter()
-        .map(|a| match a {
-            Attribute::AffineMap(map) => map.results.len(),
-            _ => usize::MAX,
+        .filter_map(|a| match a {
+            Attribute::AffineMap(map) => Some(map),
+            _ => None,
         })
         .collect();
-    verify_map_ranks(m, all.into_iter(), ranks.into_iter())
+    if maps.len() != all.len() {
+        return Err("expected indexing_maps to hold affine maps".into());
+    }
+    let loops = maps.first().map_or(0, |m| m.num_dims);
+    for (i, map) in maps.iter().enumerate() {
+        if map.num_symbols != 0 {
+            return Err(format!("unexpected symbols in indexing_map #{i}"));
+        }
+        if map.num_dims != loops {
+            return Err(format!(
+                "expected indexing_map #{i} to have {loops} dim(s) to match the number of loops"
+            ));
+        }
+    }
+    verify_map_ranks(
+        m,
+        all.iter().copied(),
+        maps.iter().map(|map| map.results.len()),
+    )?;
+    verify_static_shapes(m, &all, &maps)
 }
 
 // ===== transpose / broadcast =====
@@ -1257,8 +1283,148 @@ fn verify_structured_impl(
     if generic {
         let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
         verify_generic_maps(m, op, &all)?;
+        if let Some(Attribute::Array(maps)) = inherent(d, "indexing_maps") {
+            let maps: Vec<&AffineMap> = maps
+                .iter()
+                .filter_map(|a| match a {
+                    Attribute::AffineMap(map) => Some(map),
+                    _ => None,
+                })
+                .collect();
+            verify_static_shapes(m, &all, &maps)?;
+        }
     }
     Ok((ins, outs))
+}
+
+/// Static shape of a structured op's operand (`[]` for scalars).
+fn static_shape(t: &Type) -> &[i64] {
+    match t.kind() {
+        TypeKind::RankedTensor { shape, .. } | TypeKind::MemRef { shape, .. } => shape,
+        _ => &[],
+    }
+}
+
+/// The value of an affine expression at a point (`None` on symbols or division by zero).
+fn eval_affine(e: &AffineExpr, at: &[i64]) -> Option<i64> {
+    Some(match e {
+        AffineExpr::Dim(d) => *at.get(*d as usize)?,
+        AffineExpr::Symbol(_) => return None,
+        AffineExpr::Const(c) => *c,
+        AffineExpr::Add(a, b) => eval_affine(a, at)?.checked_add(eval_affine(b, at)?)?,
+        AffineExpr::Mul(a, b) => eval_affine(a, at)?.checked_mul(eval_affine(b, at)?)?,
+        AffineExpr::Mod(a, b) => eval_affine(a, at)?.checked_rem_euclid(eval_affine(b, at)?)?,
+        AffineExpr::FloorDiv(a, b) => {
+            let (x, y) = (eval_affine(a, at)?, eval_affine(b, at)?);
+            if y == 0 {
+                return None;
+            }
+            x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0)
+        }
+        AffineExpr::CeilDiv(a, b) => {
+            let (x, y) = (eval_affine(a, at)?, eval_affine(b, at)?);
+            if y == 0 {
+                return None;
+            }
+            -((-x).div_euclid(y) - i64::from(y < 0 && (-x).rem_euclid(y) != 0))
+        }
+    })
+}
+
+/// MLIR's static shape check of structured ops (`verifyStructuredOpInterface`): the loop
+/// ranges come from the first operand dimension indexed by each loop alone; when all are
+/// static, every static non-zero operand dimension must equal (pure loop index) or hold (any
+/// other expression) the range of its indexing expression.
+fn verify_static_shapes(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Result<(), String> {
+    let Some(loops) = maps.first().map(|m| m.num_dims as usize) else {
+        return Ok(());
+    };
+    let mut ranges: Vec<Option<i64>> = vec![None; loops];
+    for (&v, map) in all.iter().zip(maps) {
+        let shape = static_shape(m.value_type(v));
+        for (k, e) in map.results.iter().enumerate() {
+            if let (AffineExpr::Dim(d), Some(&size)) = (e, shape.get(k)) {
+                if let Some(r) = ranges.get_mut(*d as usize) {
+                    r.get_or_insert(size);
+                }
+            }
+        }
+    }
+    let Some(end) = ranges
+        .iter()
+        .map(|r| r.filter(|&x| x != crate::DYNAMIC).map(|x| x - 1))
+        .collect::<Option<Vec<i64>>>()
+    else {
+        return Ok(());
+    };
+    let start = vec![0; loops];
+    for (i, (&v, map)) in all.iter().zip(maps).enumerate() {
+        let shape = static_shape(m.value_type(v));
+        for (k, (e, &size)) in map.results.iter().zip(shape).enumerate() {
+            if size == crate::DYNAMIC || size == 0 {
+                continue;
+            }
+            let (Some(a), Some(b)) = (eval_affine(e, &start), eval_affine(e, &end)) else {
+                continue;
+            };
+            if a.min(b) < 0 {
+                return Err(format!(
+                    "unexpected result less than 0 at expression #{k} in {map}"
+                ));
+            }
+            let inferred = a.max(b) + 1;
+            if matches!(e, AffineExpr::Dim(_)) {
+                if inferred != size {
+                    return Err(format!(
+                        "inferred input/output operand #{i} has shape's dimension #{k} to be {inferred}, but found {size}"
+                    ));
+                }
+            } else if inferred > size {
+                return Err(format!(
+                    "inferred input/output operand #{i} has shape's dimension #{k} to be greater than or equal to {inferred}, but found {size}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`verify_static_shapes`] for element-wise ops (identity maps over the first shaped
+/// operand's rank, scalars `() -> ()`), without building the maps.
+fn verify_elementwise_shapes(
+    m: &Module,
+    all: impl Iterator<Item = ValueId> + Clone,
+) -> Result<(), String> {
+    let Some(ranges) = all
+        .clone()
+        .map(|v| static_shape(m.value_type(v)))
+        .find(|s| !s.is_empty())
+    else {
+        return Ok(());
+    };
+    if ranges.contains(&crate::DYNAMIC) {
+        return Ok(());
+    }
+    for (i, v) in all.enumerate() {
+        let shape = static_shape(m.value_type(v));
+        for (k, (&size, &range)) in shape.iter().zip(ranges).enumerate() {
+            if size == crate::DYNAMIC || size == 0 {
+                continue;
+            }
+            if range == 0 {
+                return Err(format!(
+                    "unexpected result less than 0 at expression #{k} in {}",
+                    AffineMap::identity(ranges.len() as u32)
+                ));
+            }
+            if size != range {
+                return Err(format!(
+                    "inferred input/output operand #{i} has shape's dimension #{k} to be {range}, but found {size}"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn verify_generic_maps(m: &Module, op: OpId, all: &[ValueId]) -> Result<(), String> {
