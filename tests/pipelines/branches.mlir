@@ -1,6 +1,7 @@
 // Branches on tensors: scf.if picks one of two transforms (each with its own temporaries) from a
 // runtime flag, and scf.index_switch dispatches on a mode (3 cases + default). @main runs the
-// kernel @branchy with every mode and both flag values.
+// kernel @branchy with every mode and both flag values, and prints an extra slice from a
+// result-less scf.index_switch (its default region keeps an implicit terminator).
 func.func private @printMemrefF32(tensor<*xf32>) attributes {llvm.emit_c_interface}
 
 // v[i] = ((i * p) mod 17 - 8) * s
@@ -122,6 +123,26 @@ func.func @main() {
   %w = tensor.expand_shape %wf [[0, 1]] output_shape [8, 8] : tensor<64xf32> into tensor<8x8xf32>
   scf.for %m = %c0 to %c5 step %c1 {
     %r1 = func.call @branchy(%x, %w, %t, %m) : (tensor<8x8xf32>, tensor<8x8xf32>, i1, index) -> tensor<8x8xf32>
+    // a result-less switch: its default region keeps an implicit terminator
+    scf.index_switch %m
+    case 1 {
+      %d = tensor.extract_slice %r1[0, 0] [2, 8] [1, 1] : tensor<8x8xf32> to tensor<2x8xf32>
+      %e = tensor.empty() : tensor<2x8xf32>
+      %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+          ins(%d : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+      ^bb0(%p: f32, %o: f32):
+        %q = arith.negf %p : f32
+        linalg.yield %q : f32
+      } -> tensor<2x8xf32>
+      %u3 = tensor.cast %n : tensor<2x8xf32> to tensor<*xf32>
+      func.call @printMemrefF32(%u3) : (tensor<*xf32>) -> ()
+      scf.yield
+    }
+    case 3 {
+      scf.yield
+    }
+    default {
+    }
     %u1 = tensor.cast %r1 : tensor<8x8xf32> to tensor<*xf32>
     func.call @printMemrefF32(%u1) : (tensor<*xf32>) -> ()
     %r2 = func.call @branchy(%x, %w, %f, %m) : (tensor<8x8xf32>, tensor<8x8xf32>, i1, index) -> tensor<8x8xf32>

@@ -155,6 +155,98 @@ fn scf_ops_roundtrip_with_implicit_terminators() {
     assert!(g.contains("\"scf.reduce\"() : () -> ()"), "{g}");
 }
 
+/// `scf.index_switch`: the default region gets an implicit `scf.yield` (an empty `default {}` is
+/// what mlir-opt-22 prints for a result-less switch), the case regions do not (MLIR's custom case
+/// parser adds none, so mlir-opt-22 rejects `case 1 {}`); mlir-opt-22 prints the case terminators
+/// but leaves out the default region's plain `scf.yield` (issue 9, class 8).
+#[test]
+fn scf_index_switch_implicit_terminators() {
+    let src = "func.func @f(%k: index, %m: memref<4xf32>, %x: f32) {
+  %c0 = arith.constant 0 : index
+  scf.index_switch %k
+  case 0 {
+    memref.store %x, %m[%c0] : memref<4xf32>
+    scf.yield
+  }
+  case 2 {
+    scf.yield
+  }
+  default {
+    memref.store %x, %m[%c0] : memref<4xf32>
+  }
+  scf.index_switch %k
+  case 1 {
+    scf.yield
+  }
+  default {
+  }
+  return
+}
+";
+    let out = roundtrip(src);
+    // the form mlir-opt-22 prints (and re-reads), but for its trailing space after `%k`
+    let want = "    scf.index_switch %k
+    case 0 {
+      memref.store %x, %m[%c0] : memref<4xf32>
+      scf.yield
+    }
+    case 2 {
+      scf.yield
+    }
+    default {
+      memref.store %x, %m[%c0] : memref<4xf32>
+    }
+    scf.index_switch %k
+    case 1 {
+      scf.yield
+    }
+    default {
+    }
+";
+    assert!(out.contains(want), "{out}");
+    assert_eq!(roundtrip(&out), out);
+    let g = generic(src);
+    assert_eq!(g.matches("\"scf.yield\"() : () -> ()").count(), 5, "{g}");
+    // with results the default's yield carries values and is printed
+    assert_stable(
+        "%k: index, %x: f32, %y: f32",
+        "  %0 = scf.index_switch %k -> f32
+  case 1 {
+    scf.yield %x : f32
+  }
+  default {
+    scf.yield %y : f32
+  }
+",
+    );
+    let e = rejected(
+        "func.func @f(%k: index, %x: f32) -> f32 {
+  %0 = scf.index_switch %k -> f32
+  case 1 {
+    scf.yield %x : f32
+  }
+  default {
+  }
+  return %0 : f32
+}
+",
+    );
+    assert!(e.contains("return 1 values"), "{e}");
+    // a case region gets no implicit terminator
+    let e = rejected(
+        "func.func @f(%k: index) {
+  scf.index_switch %k
+  case 1 {
+  }
+  default {
+  }
+  return
+}
+",
+    );
+    assert!(e.contains("must not be empty"), "{e}");
+}
+
 #[test]
 fn scf_verifier_rules() {
     let e = rejected(

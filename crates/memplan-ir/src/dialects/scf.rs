@@ -778,10 +778,14 @@ fn parse_index_switch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()
     let mut regions = Vec::new();
     while p.parse_optional_keyword("case") {
         cases.push(p.parse_integer()?);
+        // MLIR's custom case parser adds no terminator: a case must end in `scf.yield`
         regions.push(p.parse_region(&[])?);
     }
     p.parse_keyword("default")?;
     let d = p.parse_region(&[])?;
+    // the default region is parsed by the generated parser, which applies
+    // SingleBlockImplicitTerminator: `default {}` or a body without `scf.yield` gets one
+    ensure_terminator(p, d, "scf.yield");
     st.regions.push(d);
     st.regions.extend(regions);
     st.props.set("cases", Attribute::i64_array(&cases));
@@ -811,7 +815,10 @@ fn print_index_switch(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     p.print_newline();
     p.write("default ");
-    p.print_region(regions[0], false, true);
+    // as MLIR's generated printer: the default region's terminator is left out when it is a
+    // plain `scf.yield` (the case regions always print theirs)
+    let elide = terminators_elidable(m, regions[0], "scf.yield");
+    p.print_region(regions[0], false, !elide);
     true
 }
 
