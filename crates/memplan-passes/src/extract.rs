@@ -5,8 +5,8 @@
 //! never sees IR. Each mergeable allocation becomes a [`Buffer`] whose size is its byte
 //! size rounded up to the pass alignment, whose alignment is the larger of the pass
 //! alignment and the allocation's own `alignment` attribute, and whose lifetime is the
-//! half-open tick interval `[first, last + 1)` from the lifetime traces (seed 000's
-//! "linearised lifetime trace").
+//! set of half-open tick intervals from the lifetime traces (seed 000's "linearised
+//! lifetime trace"; several intervals when the scope is a CFG).
 
 use std::collections::BTreeMap;
 
@@ -66,12 +66,18 @@ pub fn extract(lt: &Lifetimes, mergeable: &[MergeableAlloc], alignment: u64) -> 
             let buffers = allocs
                 .iter()
                 .map(|a| {
-                    let (start, end) = lt.traces[a.trace].interval(&lt.ticks);
-                    let mut b = Buffer::new(a.bytes.next_multiple_of(alignment), start, end)
+                    let live: Vec<Interval> = lt.traces[a.trace]
+                        .intervals(&lt.ticks)
+                        .into_iter()
+                        .map(|(s, e)| Interval::new(s, e))
+                        .collect();
+                    let (start, end) = (live[0].start, live[live.len() - 1].end);
+                    // Legality bounds every size far below u64::MAX (see `MAX_BUFFER_BYTES`).
+                    let size = a.bytes.next_multiple_of(alignment);
+                    Buffer::new(size, start, end)
                         .with_align(a.align.max(alignment))
-                        .in_space(MemSpace(0));
-                    b.live = vec![Interval::new(start, end)];
-                    b
+                        .in_space(MemSpace(0))
+                        .with_live(live)
                 })
                 .collect();
             ScopeProblem {

@@ -17,7 +17,9 @@ pub enum OpKind {
     Alloc,
     /// Produces a buffer the pass does not own (`memref.alloca`, `memref.get_global`, ...).
     ForeignBuffer,
-    /// Result 0 is a view of operand 0; no memory access (`memref.subview`, `memref.cast`, ...).
+    /// Result 0 is a view of operand 0; no memory access to operand 0 (`memref.subview`,
+    /// `memref.cast`, ...). Any *other* memref operand is read (`memref.reshape` reads its
+    /// shape operand).
     View,
     /// `arith.select`: the result is operand 1 or operand 2; no access.
     Select,
@@ -25,6 +27,9 @@ pub enum OpKind {
     MetadataOnly,
     /// `memref.dealloc`: frees its operand; not an access.
     Dealloc,
+    /// `bufferization.dealloc`: frees its first operand group under conditions and answers,
+    /// for each retained value, whether ownership of it passed (a pointer comparison).
+    BufferizationDealloc,
     /// `func.return`: its operands escape the function.
     Return,
     /// `func.call`: escapes when the callee is only a declaration, otherwise an access.
@@ -128,6 +133,20 @@ const KNOWN_REGION_OPS: &[&str] = &[
     "memref.generic_atomic_rmw",
 ];
 
+/// Region ops whose regions run at most once per execution of the op (no repetition, no
+/// parallel instances): an access inside them is ordered like straight-line code, so the
+/// lifetime of an outer buffer is not stretched over them. Everything else with regions
+/// (loops, parallel ops, linalg bodies, kernels) may run its body many times or at once.
+pub const NON_REPEATING_OPS: &[&str] = &[
+    "scf.if",
+    "scf.execute_region",
+    "scf.index_switch",
+    "affine.if",
+];
+
+/// Loops whose terminators carry values into the next iteration.
+pub const LOOP_OPS: &[&str] = &["scf.for", "scf.while", "affine.for"];
+
 /// Ops whose (first) region body is an allocation scope: one arena per body.
 pub const SCOPE_OPS: &[&str] = &[
     "func.func",
@@ -158,6 +177,7 @@ pub fn classify(m: &Module, op: OpId) -> OpKind {
     match name {
         "memref.alloc" => OpKind::Alloc,
         "memref.dealloc" => OpKind::Dealloc,
+        "bufferization.dealloc" => OpKind::BufferizationDealloc,
         "func.return" => OpKind::Return,
         "func.call" => OpKind::Call,
         "func.call_indirect" => OpKind::UnknownCall,

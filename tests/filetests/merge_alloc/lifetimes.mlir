@@ -193,7 +193,7 @@
 // -----
 
 // Dynamic shapes and non-identity layouts stay; a dealloc through arith.select that may free either
-// of two buffers makes both stay (the pass could not remove it safely).
+// of two buffers, both merged, simply goes (the arena is freed instead).
 "builtin.module"() ({
   "func.func"() <{function_type = (index, f32) -> (), sym_name = "dynamic"}> ({
   ^bb0(%arg0: index, %arg1: f32):
@@ -216,8 +216,8 @@
 // CHECK: // lifetime: @dynamic func alloc#0 ticks [4, 4] not merged: its shape is dynamic
 // CHECK: // lifetime: @dynamic func alloc#1 ticks [6, 6] 64 B not merged: its layout is not the identity
 // CHECK: // lifetime: @dynamic func alloc#2 ticks [8, 8] 64 B offset 0
-// CHECK: // lifetime: @dynamic func alloc#3 ticks [13, 13] 64 B not merged: it is freed through a value that may also point to another buffer
-// CHECK: // lifetime: @dynamic func alloc#4 ticks [13, 13] 64 B not merged: it is freed through a value that may also point to another buffer
+// CHECK: // lifetime: @dynamic func alloc#3 ticks [13, 13] 64 B offset 0
+// CHECK: // lifetime: @dynamic func alloc#4 ticks [13, 13] 64 B offset 64
 
 // -----
 
@@ -267,8 +267,9 @@
 
 // -----
 
-// Bad input: an unknown op with regions touching a buffer, an alloc inside one, and allocs in a
-// multi-block function body are left alone with a reason; the rest of the function still merges.
+// Bad input: an unknown op with regions touching a buffer and an alloc inside one are left alone
+// with a reason; the rest of the function still merges. Allocs in a multi-block function body get
+// their liveness from the CFG: %1 is used only in ^bb1, %2 only in ^bb2, so they share.
 "builtin.module"() ({
   "func.func"() <{function_type = (f32) -> (), sym_name = "unknown_region"}> ({
   ^bb0(%arg2: f32):
@@ -304,5 +305,5 @@
 // CHECK: // lifetime: @unknown_region func alloc#0 ticks [4, 6] 64 B not merged: it is used by or inside `test.region`, an op with regions the pass does not understand
 // CHECK: // lifetime: @unknown_region - alloc#1 ticks [9, 9] 64 B not merged: it is used by or inside `test.region`, an op with regions the pass does not understand
 // CHECK: // lifetime: @unknown_region func alloc#2 ticks [12, 12] 64 B offset 0
-// CHECK: // lifetime: @unstructured - alloc#3 ticks [18, 18] 64 B not merged: it is allocated in a region with several blocks (unstructured control flow)
-// CHECK: // lifetime: @unstructured - alloc#4 ticks [21, 21] 64 B not merged: it is allocated in a region with several blocks (unstructured control flow)
+// CHECK: // lifetime: @unstructured func alloc#3 ticks [18, 18] 64 B offset 0
+// CHECK: // lifetime: @unstructured func alloc#4 ticks [21, 21] 64 B offset 0

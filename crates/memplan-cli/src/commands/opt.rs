@@ -240,6 +240,16 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     if let Err(d) = run_passes(&mut m, &reg, &args.passes, &sm) {
         return fail(&d);
     }
+    // A pass re-verifies what it produced: invalid IR is never printed.
+    if args.passes.merge_alloc.is_some() {
+        if let Err(d) = verify(&m, &reg) {
+            eprintln!(
+                "memplan opt: internal error: the rewritten module fails verification ({}); nothing was written. Please report this with the input file.",
+                d.message
+            );
+            return ExitCode::from(3);
+        }
+    }
     // The source is only needed for error messages: free it before the output is built.
     drop(sm);
     let opts = PrintOptions {

@@ -776,15 +776,14 @@ fn parse_index_switch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()
     }
     let mut cases = Vec::new();
     let mut regions = Vec::new();
+    // Like mlir-opt-22, the `default` region gets an implicit `scf.yield` when it does not end
+    // in one; `case` regions are read as written (an empty one fails verification).
     while p.parse_optional_keyword("case") {
         cases.push(p.parse_integer()?);
-        // MLIR's custom case parser adds no terminator: a case must end in `scf.yield`
         regions.push(p.parse_region(&[])?);
     }
     p.parse_keyword("default")?;
     let d = p.parse_region(&[])?;
-    // the default region is parsed by the generated parser, which applies
-    // SingleBlockImplicitTerminator: `default {}` or a body without `scf.yield` gets one
     ensure_terminator(p, d, "scf.yield");
     st.regions.push(d);
     st.regions.extend(regions);
@@ -808,6 +807,14 @@ fn print_index_switch(p: &mut Printer<'_>, op: OpId) -> bool {
         p.write(" -> ");
         p.print_value_types(m.results(op));
     }
+    // mlir-opt-22 leaves out the default region's terminator when it yields nothing.
+    let bare_yield = |r: RegionId| {
+        let blocks = m.region_blocks(r);
+        blocks.len() == 1
+            && m.last_op(blocks[0]).is_some_and(|o| {
+                m.op(o).name == "scf.yield" && m.operands(o).is_empty() && m.op(o).attrs.is_empty()
+            })
+    };
     for (i, c) in cases.iter().enumerate() {
         p.print_newline();
         p.write(&format!("case {c} "));
@@ -815,10 +822,7 @@ fn print_index_switch(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     p.print_newline();
     p.write("default ");
-    // as MLIR's generated printer: the default region's terminator is left out when it is a
-    // plain `scf.yield` (the case regions always print theirs)
-    let elide = terminators_elidable(m, regions[0], "scf.yield");
-    p.print_region(regions[0], false, !elide);
+    p.print_region(regions[0], false, !bare_yield(regions[0]));
     true
 }
 

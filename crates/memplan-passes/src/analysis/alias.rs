@@ -4,7 +4,10 @@
 //! the merge-alloc pipeline (seed 000, "Collect the memory alias via
 //! BufferViewFlowAnalysis"). Every `memref.alloc` in the module is an *origin*; values
 //! that may hold an address not coming from one of them carry the origin [`OTHER`]
-//! (function arguments, `memref.alloca`, results of calls). Origins flow along:
+//! (`memref.alloca`, results of calls, ...). The pointer arguments of every function-like
+//! op's entry block are origins of their own ([`BufferViewFlow::arg_origin`]), so that the
+//! same facts summarise what a callee does with its arguments; for everything about
+//! allocations they count like [`OTHER`]. Origins flow along:
 //! - view ops (`memref.view`, `subview`, `cast`, `reinterpret_cast`, `expand_shape`,
 //!   `collapse_shape`, `transpose`, `memory_space_cast`, `assume_alignment`, ...): operand
 //!   0 to result 0;
@@ -18,6 +21,8 @@
 //!
 //! The result is a may-point-to set per value, computed to a fixed point with a worklist.
 //! Sets are sorted vectors, so everything derived from them is deterministic.
+
+use std::collections::BTreeMap;
 
 use memplan_ir::{Module, OpId, ValueId};
 
@@ -34,15 +39,81 @@ pub type AllocIndex = u32;
 pub struct BufferViewFlow {
     /// Every `memref.alloc` of the module, in pre-order; the position is its [`AllocIndex`].
     pub allocs: Vec<OpId>,
+    /// Origins standing for function arguments: origin `allocs.len() + k` is entry
+    /// argument `args[k].1` of the function-like op `args[k].0`.
+    pub args: Vec<(OpId, usize)>,
     origins: Vec<Vec<u32>>,
 }
 
 impl BufferViewFlow {
     /// Runs the analysis over every op nested in `root` (normally the module's top op).
     pub fn compute(m: &Module, root: OpId) -> BufferViewFlow {
+        Self::compute_with(m, root, None)
+    }
+
+    /// Like [`BufferViewFlow::compute`], but the results of a `func.call` to a function
+    /// with a body only alias the operands whose argument that function may return (found
+    /// by a first, conservative run). Sound because the first run over-approximates.
+    pub fn compute_interprocedural(m: &Module, root: OpId) -> BufferViewFlow {
+        let first = Self::compute_with(m, root, None);
+        let returns = first.returned_args(m, root);
+        if returns.is_empty() {
+            return first;
+        }
+        Self::compute_with(m, root, Some(&returns))
+    }
+
+    /// Per function with a body (by symbol name): which pointer arguments a `func.return`
+    /// inside it may return.
+    fn returned_args(&self, m: &Module, root: OpId) -> BTreeMap<String, Vec<bool>> {
+        let mut out: BTreeMap<String, Vec<bool>> = BTreeMap::new();
+        let mut names: BTreeMap<OpId, String> = BTreeMap::new();
+        for op in m.walk_ops(root) {
+            if m.op(op).name == "func.func" {
+                let has_body = m
+                    .regions(op)
+                    .first()
+                    .is_some_and(|&r| !m.region_blocks(r).is_empty());
+                if has_body {
+                    let name = crate::analysis::lifetime::function_name(m, op);
+                    let nargs = m
+                        .regions(op)
+                        .first()
+                        .and_then(|&r| m.entry_block(r))
+                        .map_or(0, |b| m.block_args(b).len());
+                    out.insert(name.clone(), vec![false; nargs]);
+                    names.insert(op, name);
+                }
+            }
+        }
+        for op in m.walk_ops(root) {
+            if m.op(op).name != "func.return" {
+                continue;
+            }
+            for &v in m.operands(op) {
+                for &c in self.origins(v) {
+                    if let Some((f, i)) = self.arg_origin(c) {
+                        if let Some(v) = names.get(&f).and_then(|n| out.get_mut(n)) {
+                            if let Some(slot) = v.get_mut(i) {
+                                *slot = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn compute_with(
+        m: &Module,
+        root: OpId,
+        returns: Option<&BTreeMap<String, Vec<bool>>>,
+    ) -> BufferViewFlow {
         let n = m.num_values();
         let mut origins: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut allocs = Vec::new();
+        let mut fn_args: Vec<(OpId, ValueId, usize)> = Vec::new();
         // succ[v] = values that may hold whatever v holds.
         let mut edges: Vec<(ValueId, ValueId)> = Vec::new();
         let mut seeds: Vec<ValueId> = Vec::new();
@@ -84,13 +155,10 @@ impl BufferViewFlow {
                 }
                 OpKind::KnownRegion | OpKind::UnknownRegion => {
                     if FUNCTION_OPS.contains(&m.op(op).name.as_str()) {
-                        for &r in m.regions(op) {
-                            for &b in m.region_blocks(r) {
-                                for &arg in m.block_args(b) {
-                                    if ptr(arg) && m.entry_block(r) == Some(b) {
-                                        origins[arg.index()] = vec![OTHER];
-                                        seeds.push(arg);
-                                    }
+                        if let Some(entry) = m.regions(op).first().and_then(|&r| m.entry_block(r)) {
+                            for (i, &arg) in m.block_args(entry).iter().enumerate() {
+                                if ptr(arg) {
+                                    fn_args.push((op, arg, i));
                                 }
                             }
                         }
@@ -117,7 +185,25 @@ impl BufferViewFlow {
                     }
                 }
                 OpKind::ForeignBuffer | OpKind::Call | OpKind::UnknownCall | OpKind::Other => {
-                    let srcs: Vec<ValueId> = operands.iter().copied().filter(|&v| ptr(v)).collect();
+                    let returned = (kind == OpKind::Call)
+                        .then(|| {
+                            let d = m.op(op);
+                            let callee = d
+                                .props
+                                .get("callee")
+                                .or_else(|| d.attrs.get("callee"))
+                                .and_then(memplan_ir::Attribute::as_symbol)?;
+                            returns?.get(callee)
+                        })
+                        .flatten();
+                    let srcs: Vec<ValueId> = operands
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, &v)| {
+                            ptr(v) && returned.is_none_or(|r| r.get(i).copied().unwrap_or(true))
+                        })
+                        .map(|(_, &v)| v)
+                        .collect();
                     for &r in results {
                         if ptr(r) {
                             origins[r.index()] = vec![OTHER];
@@ -136,11 +222,19 @@ impl BufferViewFlow {
                 }
                 OpKind::MetadataOnly
                 | OpKind::Dealloc
+                | OpKind::BufferizationDealloc
                 | OpKind::Return
                 | OpKind::Store
                 | OpKind::Yield => {}
             }
         });
+        // Argument origins are numbered after the allocations.
+        let mut args = Vec::with_capacity(fn_args.len());
+        for (f, arg, i) in fn_args {
+            origins[arg.index()] = vec![(allocs.len() + args.len()) as u32];
+            seeds.push(arg);
+            args.push((f, i));
+        }
         // Block arguments of non-entry blocks reached by nobody, and any block argument of
         // a function-like op's later blocks, are left empty: they can only receive values
         // through the edges above.
@@ -182,7 +276,35 @@ impl BufferViewFlow {
                 }
             }
         }
-        BufferViewFlow { allocs, origins }
+        BufferViewFlow {
+            allocs,
+            args,
+            origins,
+        }
+    }
+
+    /// True when origin `c` is a `memref.alloc` of the module (not [`OTHER`], not an argument).
+    pub fn is_alloc(&self, c: u32) -> bool {
+        (c as usize) < self.allocs.len()
+    }
+
+    /// The (function, argument index) an origin stands for, if it is an argument origin.
+    pub fn arg_origin(&self, c: u32) -> Option<(OpId, usize)> {
+        let k = (c as usize).checked_sub(self.allocs.len())?;
+        self.args.get(k).copied()
+    }
+
+    /// The allocations `v` may point into (argument and [`OTHER`] origins left out).
+    pub fn alloc_origins(&self, v: ValueId) -> impl Iterator<Item = AllocIndex> + '_ {
+        self.origins(v)
+            .iter()
+            .copied()
+            .filter(|&c| self.is_alloc(c))
+    }
+
+    /// True when `v` may point to something that is not an allocation of the module.
+    pub fn may_be_foreign(&self, v: ValueId) -> bool {
+        self.origins(v).iter().any(|&c| !self.is_alloc(c))
     }
 
     /// The allocations (and possibly [`OTHER`]) `v` may point into, sorted.
@@ -194,7 +316,7 @@ impl BufferViewFlow {
     pub fn alloc_index(&self, m: &Module, op: OpId) -> Option<AllocIndex> {
         let r = *m.results(op).first()?;
         match self.origins(r) {
-            [i] if *i != OTHER && self.allocs.get(*i as usize) == Some(&op) => Some(*i),
+            [i] if self.is_alloc(*i) && self.allocs.get(*i as usize) == Some(&op) => Some(*i),
             _ => None,
         }
     }

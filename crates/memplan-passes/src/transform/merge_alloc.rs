@@ -22,7 +22,7 @@ use memplan_ir::{Attribute, BlockId, Module, OpId, OperationState, Type, TypeKin
 use crate::analysis::alias::BufferViewFlow;
 use crate::analysis::lifetime::{Hazard, Lifetimes};
 use crate::extract::{extract, MergeableAlloc, ScopeProblem};
-use crate::ops::{classify, element_bytes, OpKind};
+use crate::ops::element_bytes;
 use crate::remarks::Remark;
 
 /// Options of the pass, written mlir-opt style: `alignment=64 planner=portfolio analysis-only`.
@@ -52,6 +52,17 @@ impl Default for MergeAllocOptions {
         }
     }
 }
+
+/// The largest `alignment=` option (1 GiB).
+pub const MAX_ALIGNMENT: u64 = 1 << 30;
+
+/// The largest buffer the pass merges (256 TiB); larger ones are left alone with a remark.
+/// Together with [`MAX_ARENA_BYTES`] this keeps every size, offset and padding computation
+/// of the pass far from `u64`/`i64` overflow.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 48;
+
+/// The largest sum of (aligned) buffer sizes planned into one arena; buffers beyond it stay.
+pub const MAX_ARENA_BYTES: u64 = 1 << 60;
 
 /// A malformed option string.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -90,8 +101,10 @@ impl MergeAllocOptions {
             match key {
                 "alignment" => {
                     let a = num()?;
-                    if a == 0 || !a.is_power_of_two() {
-                        return Err(bad("expected a power of two"));
+                    if a == 0 || !a.is_power_of_two() || a > MAX_ALIGNMENT {
+                        return Err(bad(&format!(
+                            "expected a power of two between 1 and {MAX_ALIGNMENT}"
+                        )));
                     }
                     o.alignment = a;
                 }
@@ -127,6 +140,8 @@ pub enum SkipReason {
     UnknownElementSize(String),
     /// The memref has no bytes.
     Empty,
+    /// Its size, or the arena it would join, is out of the range the pass plans.
+    TooLarge(String),
     /// Something in the lifetime facts.
     Hazard(Hazard),
     /// The planner failed or its plan did not pass the checker.
@@ -142,6 +157,7 @@ impl fmt::Display for SkipReason {
                 write!(f, "the size of its element type {t} is unknown")
             }
             SkipReason::Empty => write!(f, "it has no bytes"),
+            SkipReason::TooLarge(why) => write!(f, "{why}"),
             SkipReason::Hazard(h) => h.fmt(f),
             SkipReason::PlanFailed(e) => write!(f, "planning its scope failed: {e}"),
         }
@@ -255,6 +271,7 @@ pub fn legality(m: &Module, lt: &Lifetimes, trace: usize, opts: &MergeAllocOptio
     let ty = m.results(alloc).first().map(|&r| m.value_type(r).clone());
     let mut bytes = None;
     let mut space_attr = None;
+    let mut natural = 1;
     match ty.as_ref().map(Type::kind) {
         Some(TypeKind::MemRef {
             shape,
@@ -262,7 +279,11 @@ pub fn legality(m: &Module, lt: &Lifetimes, trace: usize, opts: &MergeAllocOptio
             layout,
             memory_space,
         }) => {
-            space_attr = memory_space.clone();
+            // Memory space `0` is the default space (MLIR drops it from the type).
+            space_attr = match memory_space {
+                Some(a) if a.as_int() == Some(0) => None,
+                s => s.clone(),
+            };
             if shape.iter().any(|&d| d < 0) || !m.operands(alloc).is_empty() {
                 reasons.push(SkipReason::DynamicShape);
             }
@@ -274,32 +295,56 @@ pub fn legality(m: &Module, lt: &Lifetimes, trace: usize, opts: &MergeAllocOptio
             }
             match element_bytes(elem) {
                 None => reasons.push(SkipReason::UnknownElementSize(elem.to_string())),
+                Some(_) if shape.iter().any(|&d| d < 0) => {}
                 Some(e) => {
                     let n = shape
                         .iter()
                         .try_fold(e, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?));
                     match n {
                         Some(0) => reasons.push(SkipReason::Empty),
-                        Some(n) => bytes = Some(n),
-                        None => {}
+                        Some(n) if n <= MAX_BUFFER_BYTES => bytes = Some(n),
+                        Some(n) => reasons.push(SkipReason::TooLarge(format!(
+                            "its size of {n} bytes is above the {MAX_BUFFER_BYTES}-byte limit of the pass"
+                        ))),
+                        None => reasons.push(SkipReason::TooLarge(
+                            "its size in bytes does not fit in 64 bits".to_string(),
+                        )),
                     }
+                    natural = natural_alignment(e);
                 }
             }
         }
         _ => reasons.push(SkipReason::DynamicShape),
     }
-    if !reasons.is_empty() {
-        return Legality::Skip(reasons);
-    }
     let own_align = alloc_alignment(m, alloc).unwrap_or(1);
+    if own_align > MAX_ALIGNMENT {
+        reasons.push(SkipReason::TooLarge(format!(
+            "its alignment of {own_align} bytes is above the {MAX_ALIGNMENT}-byte limit of the pass"
+        )));
+    }
+    let Some(bytes) = bytes.filter(|_| reasons.is_empty()) else {
+        return Legality::Skip(reasons);
+    };
     Legality::Mergeable(MergeableAlloc {
         alloc,
         trace,
-        bytes: bytes.unwrap_or(0),
-        align: own_align.max(opts.alignment),
+        bytes,
+        // The offset honours the option, the alloc's own alignment and the element's
+        // natural alignment (a vector<4xf32> load assumes 16 bytes).
+        align: own_align.max(opts.alignment).max(natural),
         space_attr,
         name: value_label(m, alloc, trace),
     })
+}
+
+/// The alignment LLVM's data layout gives an element of `bytes` bytes: the size rounded up
+/// to a power of two (capped at 4 KiB, well above any scalar or vector load's need).
+fn natural_alignment(bytes: u64) -> u64 {
+    bytes
+        .max(1)
+        .checked_next_power_of_two()
+        .unwrap_or(4096)
+        .min(4096)
 }
 
 fn is_identity_layout(l: &Attribute, rank: usize) -> bool {
@@ -357,7 +402,7 @@ pub fn merge_alloc(
     m: &mut Module,
     opts: &MergeAllocOptions,
 ) -> Result<MergeAllocReport, MergeAllocError> {
-    let flow = BufferViewFlow::compute(m, m.top);
+    let flow = BufferViewFlow::compute_interprocedural(m, m.top);
     let lt = Lifetimes::compute(m, m.top, &flow);
     let mut report = MergeAllocReport::default();
 
@@ -365,27 +410,37 @@ pub fn merge_alloc(
     let mut verdicts: Vec<Legality> = (0..lt.traces.len())
         .map(|i| legality(m, &lt, i, opts))
         .collect();
-    let mergeable: Vec<MergeableAlloc> = verdicts
-        .iter()
-        .filter_map(|v| match v {
-            Legality::Mergeable(a) => Some(a.clone()),
-            Legality::Skip(_) => None,
-        })
-        .collect();
+    cap_arena_sizes(&lt, &mut verdicts);
 
-    // Planning.
-    let problems = extract(&lt, &mergeable, opts.alignment);
-    let mut planned: Vec<(ScopeProblem, Plan)> = Vec::new();
-    for sp in problems {
-        match plan_scope(&sp.problem, opts) {
-            Ok(p) => planned.push((sp, p)),
-            Err(e) => {
-                for a in &sp.allocs {
-                    verdicts[a.trace] = Legality::Skip(vec![SkipReason::PlanFailed(e.clone())]);
+    // Planning; a scope whose plan fails leaves its buffers alone, which may make frees or
+    // address comparisons shared with other scopes ambiguous: settle again and re-plan.
+    let planned: Vec<(ScopeProblem, Plan)> = loop {
+        settle(&lt, &mut verdicts);
+        let mergeable: Vec<MergeableAlloc> = verdicts
+            .iter()
+            .filter_map(|v| match v {
+                Legality::Mergeable(a) => Some(a.clone()),
+                Legality::Skip(_) => None,
+            })
+            .collect();
+        let mut planned = Vec::new();
+        let mut failed = false;
+        for sp in extract(&lt, &mergeable, opts.alignment) {
+            match plan_scope(&sp.problem, opts).and_then(|p| separate_addresses(&flow, &lt, &sp, p))
+            {
+                Ok(p) => planned.push((sp, p)),
+                Err(e) => {
+                    failed = true;
+                    for a in &sp.allocs {
+                        verdicts[a.trace] = Legality::Skip(vec![SkipReason::PlanFailed(e.clone())]);
+                    }
                 }
             }
         }
-    }
+        if !failed {
+            break planned;
+        }
+    };
 
     // Records, remarks.
     let mut offsets: BTreeMap<usize, u64> = BTreeMap::new();
@@ -471,11 +526,226 @@ pub fn merge_alloc(
     if opts.analysis_only {
         annotate(m, &lt, &report);
     } else {
+        let merged: BTreeSet<usize> = planned
+            .iter()
+            .flat_map(|(sp, _)| sp.allocs.iter().map(|a| a.trace))
+            .collect();
         for (sp, p) in &planned {
             rewrite_scope(m, &lt, sp, p);
         }
+        drop_frees(m, &lt, &merged);
     }
     Ok(report)
+}
+
+/// Leaves out the buffers that would push an arena's total past [`MAX_ARENA_BYTES`].
+fn cap_arena_sizes(lt: &Lifetimes, verdicts: &mut [Legality]) {
+    let mut sums: BTreeMap<(usize, String), u64> = BTreeMap::new();
+    for v in verdicts.iter_mut() {
+        let Legality::Mergeable(a) = v else { continue };
+        let Some(scope) = lt.traces[a.trace].scope else {
+            continue;
+        };
+        let key = (
+            scope,
+            a.space_attr
+                .as_ref()
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
+        );
+        let sum = sums.entry(key).or_insert(0);
+        // Size rounded to its alignment plus the worst padding before it.
+        let need = a.bytes.saturating_add(a.align.saturating_mul(2));
+        match sum.checked_add(need).filter(|&t| t <= MAX_ARENA_BYTES) {
+            Some(t) => *sum = t,
+            None => {
+                *v = Legality::Skip(vec![SkipReason::TooLarge(format!(
+                    "its arena would exceed {MAX_ARENA_BYTES} bytes"
+                ))])
+            }
+        }
+    }
+}
+
+/// Un-merges, to a fixed point, every buffer that a free ties to something that is not
+/// merged: a free of a value that may be a merged buffer or something else can neither stay
+/// (it would free part of an arena) nor go (it would leak or skip a free).
+fn settle(lt: &Lifetimes, verdicts: &mut [Legality]) {
+    let merged = |v: &[Legality], c: usize| matches!(v[c], Legality::Mergeable(_));
+    loop {
+        let mut changed = false;
+        for site in &lt.frees {
+            let any = site.allocs.iter().any(|&c| merged(verdicts, c as usize));
+            let all = !site.foreign && site.allocs.iter().all(|&c| merged(verdicts, c as usize));
+            if any && !all {
+                for &c in &site.allocs {
+                    if merged(verdicts, c as usize) {
+                        verdicts[c as usize] =
+                            Legality::Skip(vec![SkipReason::Hazard(Hazard::AmbiguousDealloc)]);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// Gives distinct addresses to merged buffers of one arena whose addresses are compared
+/// with one another ([`Lifetimes::address_groups`]): two distinct allocations never compare
+/// equal, and after the rewrite they still do not. A buffer sharing its offset with such a
+/// partner moves to the lowest offset that is aligned, overlaps nothing live at the same
+/// time, and is free of its partners' offsets (the arena's end always qualifies).
+fn separate_addresses(
+    flow: &BufferViewFlow,
+    lt: &Lifetimes,
+    sp: &ScopeProblem,
+    plan: Plan,
+) -> Result<Plan, String> {
+    let index: BTreeMap<usize, usize> = sp
+        .allocs
+        .iter()
+        .enumerate()
+        .map(|(k, a)| (a.trace, k))
+        .collect();
+    // Pairs of buffers (problem indices) that must not share an offset.
+    let mut apart: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for group in &lt.address_groups {
+        let mut members: BTreeSet<usize> = BTreeSet::new();
+        for &v in group {
+            for c in flow.alloc_origins(v) {
+                if let Some(&k) = index.get(&(c as usize)) {
+                    members.insert(k);
+                }
+            }
+        }
+        let members: Vec<usize> = members.into_iter().collect();
+        for (i, &a) in members.iter().enumerate() {
+            for &b in &members[i + 1..] {
+                apart.insert((a, b));
+                apart.insert((b, a));
+            }
+        }
+    }
+    if apart.is_empty() {
+        return Ok(plan);
+    }
+    let p = &sp.problem;
+    let mut offsets = plan.offsets.clone();
+    for k in 0..offsets.len() {
+        let clash = |offsets: &[u64], o: u64| {
+            (0..offsets.len()).any(|j| j != k && offsets[j] == o && apart.contains(&(k, j)))
+        };
+        if !clash(&offsets, offsets[k]) {
+            continue;
+        }
+        let b = &p.buffers[k];
+        let fits = |offsets: &[u64], o: u64| {
+            o.is_multiple_of(b.align)
+                && !clash(offsets, o)
+                && (0..offsets.len()).all(|j| {
+                    j == k
+                        || !b.overlaps_in_time(&p.buffers[j])
+                        || o >= offsets[j] + p.buffers[j].size
+                        || offsets[j] >= o + b.size
+                })
+        };
+        let mut candidates: Vec<u64> = (0..offsets.len())
+            .filter(|&j| j != k)
+            .map(|j| (offsets[j] + p.buffers[j].size).next_multiple_of(b.align))
+            .collect();
+        candidates.push(0);
+        candidates.sort_unstable();
+        candidates.dedup();
+        let end = (0..offsets.len())
+            .map(|j| offsets[j] + p.buffers[j].size)
+            .max()
+            .unwrap_or(0)
+            .next_multiple_of(b.align);
+        let o = candidates
+            .into_iter()
+            .find(|&o| fits(&offsets, o))
+            .unwrap_or(end);
+        offsets[k] = o;
+    }
+    let fixed = Plan::from_offsets(p, offsets);
+    check(p, &fixed).map_err(|e| {
+        format!("the plan fails the checker after separating compared addresses: {e}")
+    })?;
+    Ok(fixed)
+}
+
+/// Removes the frees of merged buffers: a `memref.dealloc` goes; a `bufferization.dealloc`
+/// loses those entries of its memref list (with their conditions). The settle step made
+/// sure every such site frees merged buffers only, none of which is retained, so the
+/// ownership results of a `bufferization.dealloc` do not change.
+fn drop_frees(m: &mut Module, lt: &Lifetimes, merged: &BTreeSet<usize>) {
+    let mut by_op: BTreeMap<OpId, Vec<usize>> = BTreeMap::new();
+    for site in &lt.frees {
+        if !site.allocs.is_empty()
+            && !site.foreign
+            && site.allocs.iter().all(|&c| merged.contains(&(c as usize)))
+        {
+            by_op.entry(site.op).or_default().push(site.operand);
+        }
+    }
+    for (op, drop) in by_op {
+        if m.is_erased(op) {
+            continue;
+        }
+        if m.op(op).name == "bufferization.dealloc" {
+            drop_dealloc_entries(m, op, &drop);
+        } else {
+            m.erase_op(op);
+        }
+    }
+}
+
+fn drop_dealloc_entries(m: &mut Module, op: OpId, drop: &[usize]) {
+    let seg = match m
+        .op(op)
+        .props
+        .get("operandSegmentSizes")
+        .and_then(Attribute::as_int_array)
+    {
+        Some(s) if s.len() == 3 => [s[0] as usize, s[1] as usize, s[2] as usize],
+        _ => return,
+    };
+    let operands = m.operands(op).to_vec();
+    let (memrefs, rest) = operands.split_at(seg[0]);
+    let (conds, retained) = rest.split_at(seg[1]);
+    let keep: Vec<usize> = (0..seg[0]).filter(|i| !drop.contains(i)).collect();
+    if keep.is_empty() && retained.is_empty() {
+        m.erase_op(op);
+        return;
+    }
+    let mut st = OperationState::new("bufferization.dealloc");
+    st.operands = keep.iter().map(|&i| memrefs[i]).collect();
+    st.operands.extend(keep.iter().map(|&i| conds[i]));
+    st.operands.extend_from_slice(retained);
+    st.result_types = m
+        .results(op)
+        .iter()
+        .map(|&r| m.value_type(r).clone())
+        .collect();
+    st.attrs = m.op(op).attrs.clone();
+    st.props = m.op(op).props.clone();
+    st.props.set(
+        "operandSegmentSizes",
+        Attribute::i32_array(&[keep.len() as i64, keep.len() as i64, retained.len() as i64]),
+    );
+    st.loc = m.op(op).loc().clone();
+    let new = m.create_op(st);
+    m.insert_before(op, new);
+    for (i, &r) in m.results(op).to_vec().iter().enumerate() {
+        let nr = m.result(new, i);
+        let hint = m.name_hint(r).map(str::to_string);
+        m.set_name_hint(nr, hint.as_deref());
+        m.replace_all_uses(r, nr);
+    }
+    m.erase_op(op);
 }
 
 fn static_bytes(t: &Type) -> Option<u64> {
@@ -590,17 +860,12 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
         consts.insert(off, m.result(c, 0));
     }
 
-    // Deallocs of merged buffers go; the arena is freed instead when any was freed.
-    let mut deallocs: BTreeSet<OpId> = BTreeSet::new();
-    for a in &sp.allocs {
-        deallocs.extend(lt.traces[a.trace].deallocs.iter().copied());
-    }
-    let freed = !deallocs.is_empty();
-    for d in deallocs {
-        if !m.is_erased(d) {
-            m.erase_op(d);
-        }
-    }
+    // The arena is freed (at every exit of the scope) when any merged buffer was; the
+    // buffers' own frees are dropped by `drop_frees`.
+    let freed = sp
+        .allocs
+        .iter()
+        .any(|a| !lt.traces[a.trace].frees.is_empty());
 
     for (k, a) in sp.allocs.iter().enumerate() {
         let old = m.result(a.alloc, 0);
@@ -619,20 +884,21 @@ fn rewrite_scope(m: &mut Module, lt: &Lifetimes, sp: &ScopeProblem, p: &Plan) {
     }
 
     if freed {
-        let mut st = OperationState::new("memref.dealloc");
-        st.operands = vec![arena];
-        let d = m.create_op(st);
-        match m.last_op(block) {
-            Some(last) if is_terminator(m, last) => m.insert_before(last, d),
-            _ => m.append_op(block, d),
+        let blocks: Vec<BlockId> = match scope.cfg {
+            Some(r) => m.region_blocks(r).to_vec(),
+            None => vec![block],
+        };
+        for b in blocks {
+            // Scope ops always end their blocks with a terminator; free before each one
+            // that leaves the region.
+            let Some(last) = m.last_op(b) else { continue };
+            if !m.op(last).successors.is_empty() {
+                continue;
+            }
+            let mut st = OperationState::new("memref.dealloc");
+            st.operands = vec![arena];
+            let d = m.create_op(st);
+            m.insert_before(last, d);
         }
     }
-}
-
-fn is_terminator(m: &Module, op: OpId) -> bool {
-    matches!(
-        classify(m, op),
-        OpKind::Return | OpKind::Yield | OpKind::Branch
-    ) || m.op(op).name.ends_with("terminator")
-        || m.op(op).name.ends_with(".return")
 }
