@@ -140,6 +140,37 @@ const PIPELINES: &[Pipeline] = &[
         name: "identity_loops",
         args: &[BUFFERIZE_IDENTITY, "--convert-linalg-to-loops"],
     },
+    // function results turned into out-params (no buffer returned across calls)
+    Pipeline {
+        name: "out_params",
+        args: &[
+            BUFFERIZE,
+            "--buffer-results-to-out-params",
+            DEALLOC,
+            "--convert-linalg-to-loops",
+        ],
+    },
+    // views lowered to memref.extract_strided_metadata / memref.reinterpret_cast
+    Pipeline {
+        name: "strided",
+        args: &[
+            BUFFERIZE,
+            DEALLOC,
+            "--convert-linalg-to-loops",
+            "--expand-strided-metadata",
+            "--lower-affine",
+        ],
+    },
+    // affine loops vectorised: vector.transfer_read / transfer_write on the buffers
+    Pipeline {
+        name: "vector",
+        args: &[
+            BUFFERIZE,
+            "--convert-linalg-to-affine-loops",
+            "--affine-super-vectorize=virtual-vector-size=4",
+            DEALLOC,
+        ],
+    },
     Pipeline {
         name: "canonical",
         args: &[
@@ -205,6 +236,8 @@ struct Outcome {
     /// `None` when the case failed before memplan's output could be counted.
     after: Option<Counts>,
     failure: Option<(Class, String)>,
+    /// Why allocs of the kernel functions were not merged: reason -> count (memplan's remarks).
+    kept: BTreeMap<String, usize>,
 }
 
 /// The programs of the suite, sorted by name.
@@ -253,8 +286,8 @@ fn mlir_opt(input: &Path, args: &[&str], output: &Path) -> Result<(), String> {
     }
 }
 
-/// Runs `memplan opt INPUT ARGS -o OUTPUT`.
-fn memplan(input: &Path, args: &[&str], output: &Path) -> Result<(), String> {
+/// Runs `memplan opt INPUT ARGS -o OUTPUT`; returns its stderr (the remarks).
+fn memplan(input: &Path, args: &[&str], output: &Path) -> Result<String, String> {
     let out = Command::new("timeout")
         .arg("60")
         .arg(env!("CARGO_BIN_EXE_memplan"))
@@ -266,7 +299,7 @@ fn memplan(input: &Path, args: &[&str], output: &Path) -> Result<(), String> {
         .output()
         .map_err(|e| format!("cannot start memplan: {e}"))?;
     if out.status.success() {
-        Ok(())
+        Ok(String::from_utf8_lossy(&out.stderr).into_owned())
     } else {
         Err(format!(
             "exit {:?}: {}",
@@ -392,12 +425,69 @@ fn count_allocs(text: &str) -> BTreeMap<String, Counts> {
     per_fn
 }
 
+/// True for the kernel functions: all but `@main` and the `@init*` input builders.
+fn is_kernel(name: &str) -> bool {
+    name != "main" && !name.starts_with("init")
+}
+
+/// The function each line (1-based) of a module lies in, custom or generic form.
+fn function_of_lines(text: &str) -> Vec<String> {
+    let mut current = String::new();
+    let mut v = vec![String::new()];
+    for line in text.lines() {
+        let l = line.trim_start();
+        if let Some(rest) = l.strip_prefix("func.func ") {
+            if let Some(at) = rest.find('@') {
+                let name = &rest[at + 1..];
+                current = name[..name.find('(').unwrap_or(name.len())].to_string();
+            }
+        } else if l.starts_with("\"func.func\"") {
+            if let Some(at) = l.find("sym_name = \"") {
+                let name = &l[at + "sym_name = \"".len()..];
+                current = name[..name.find('"').unwrap_or(name.len())].to_string();
+            }
+        }
+        v.push(current.clone());
+    }
+    v
+}
+
+/// Counts the reasons of memplan's `not merged` remarks on allocs of kernel functions.
+fn kept_reasons(input: &str, remarks: &str) -> BTreeMap<String, usize> {
+    let fns = function_of_lines(input);
+    let mut reasons = BTreeMap::new();
+    for r in remarks.lines() {
+        let Some((loc, why)) = r.split_once(" not merged: ") else {
+            continue;
+        };
+        // `PATH:LINE:COL: remark: merge-alloc: NAME`
+        let line: Option<usize> = loc
+            .split(": remark:")
+            .next()
+            .and_then(|p| p.rsplit(':').nth(1))
+            .and_then(|l| l.parse().ok());
+        if !line.and_then(|l| fns.get(l)).is_some_and(|f| is_kernel(f)) {
+            continue;
+        }
+        for reason in why.split("; ") {
+            let reason = reason
+                .trim()
+                .trim_start_matches("it is ")
+                .trim_start_matches("it has ")
+                .trim_start_matches("it ")
+                .trim_start_matches("its ");
+            *reasons.entry(reason.to_string()).or_insert(0) += 1;
+        }
+    }
+    reasons
+}
+
 /// The counts of the kernel functions (all but `@main` and `@init*`).
 fn kernel_counts(pretty: &Path) -> Result<Counts, String> {
     let text = std::fs::read_to_string(pretty).map_err(|e| format!("read: {e}"))?;
     let mut total = Counts::default();
     for (f, c) in count_allocs(&text) {
-        if f != "main" && !f.starts_with("init") {
+        if is_kernel(&f) {
             total += c;
         }
     }
@@ -420,6 +510,7 @@ fn check_case(dir: &Path, program: &Path, pipe: &Pipeline) -> Outcome {
         before: Counts::default(),
         after: None,
         failure: None,
+        kept: BTreeMap::new(),
     };
     let file = |ext: &str| dir.join(format!("{base}.{ext}"));
     let (input, before_pretty, merged, after_pretty, plain) = (
@@ -454,7 +545,10 @@ fn check_case(dir: &Path, program: &Path, pipe: &Pipeline) -> Outcome {
             }
         }
         memplan(&input, &[], &plain).map_err(|e| (Class::Parse, e))?;
-        memplan(&input, &["--merge-alloc"], &merged).map_err(|e| (Class::Pass, e))?;
+        let remarks = memplan(&input, &["--merge-alloc", "--remarks"], &merged)
+            .map_err(|e| (Class::Pass, e))?;
+        let text = std::fs::read_to_string(&input).map_err(|e| (Class::Setup, e.to_string()))?;
+        out.kept = kept_reasons(&text, &remarks);
         mlir_opt(&merged, &[], &after_pretty).map_err(|e| {
             (
                 Class::Verify,
@@ -506,8 +600,8 @@ fn reduction(before: u64, after: u64) -> String {
 /// The markdown report: one row per case, totals per pipeline, and the dealloc aggregate.
 fn table(outcomes: &[Outcome]) -> String {
     let mut s = String::new();
-    s.push_str("| program | pipeline | allocs before | allocs after | static bytes before | static bytes after | reduction | status |\n");
-    s.push_str("|---|---|---:|---:|---:|---:|---:|---|\n");
+    s.push_str("| program | pipeline | allocs before | allocs after | static bytes before | static bytes after | reduction | status | kernel allocs not merged, why (memplan's remarks) |\n");
+    s.push_str("|---|---|---:|---:|---:|---:|---:|---|---|\n");
     for o in outcomes {
         let (aa, ab) = match o.after {
             Some(a) => (a.allocs.to_string(), a.bytes.to_string()),
@@ -520,9 +614,15 @@ fn table(outcomes: &[Outcome]) -> String {
             || "ok".to_string(),
             |(c, _)| format!("FAIL ({})", c.label()),
         );
+        let why = o
+            .kept
+            .iter()
+            .map(|(r, n)| format!("{n}x {r}"))
+            .collect::<Vec<_>>()
+            .join("; ");
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            o.program, o.pipeline, o.before.allocs, aa, o.before.bytes, ab, red, status
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            o.program, o.pipeline, o.before.allocs, aa, o.before.bytes, ab, red, status, why
         ));
     }
     s.push_str(
@@ -554,6 +654,32 @@ fn table(outcomes: &[Outcome]) -> String {
         b.allocs,
         a.allocs
     ));
+    // the byte total is dominated by the largest program; the per-program view shows the rest
+    let mut names: Vec<&str> = outcomes.iter().map(|o| o.program.as_str()).collect();
+    names.dedup();
+    let mut rates = Vec::new();
+    s.push_str("\nPer program, over the pipelines with `--buffer-deallocation-pipeline`:\n\n");
+    s.push_str("| program | cases ok | static bytes before | static bytes after | reduction |\n");
+    s.push_str("|---|---:|---:|---:|---:|\n");
+    for name in names {
+        let (ok, n, b, a) = totals(outcomes.iter().filter(|o| o.dealloc && o.program == name));
+        if n == 0 || b.bytes == 0 {
+            continue;
+        }
+        rates.push(1.0 - a.bytes as f64 / b.bytes as f64);
+        s.push_str(&format!(
+            "| {name} | {ok}/{n} | {} | {} | {} |\n",
+            b.bytes,
+            a.bytes,
+            reduction(b.bytes, a.bytes)
+        ));
+    }
+    if !rates.is_empty() {
+        s.push_str(&format!(
+            "\nMean of the per-program reductions: {:.1}%.\n",
+            100.0 * rates.iter().sum::<f64>() / rates.len() as f64
+        ));
+    }
     s
 }
 
