@@ -17,6 +17,7 @@ pub mod math;
 pub mod memref;
 pub mod scf;
 pub mod tensor;
+pub mod ub;
 pub mod vector;
 
 use crate::registry::Registry;
@@ -35,5 +36,6 @@ pub fn register_all(r: &mut Registry) {
     linalg::register(r);
     tensor::register(r);
     vector::register(r);
+    ub::register(r);
     gpu::register(r);
 }
