@@ -171,6 +171,62 @@ const PIPELINES: &[Pipeline] = &[
             DEALLOC,
         ],
     },
+    // named ops generalised before bufferization: linalg.generic on memrefs, not lowered
+    Pipeline {
+        name: "generalize",
+        args: &["--linalg-generalize-named-ops", BUFFERIZE, DEALLOC],
+    },
+    // elementwise producers fused into consumers at tensor level (fewer, different buffers)
+    Pipeline {
+        name: "fused",
+        args: &[
+            "--linalg-fuse-elementwise-ops",
+            BUFFERIZE,
+            DEALLOC,
+            "--convert-linalg-to-loops",
+        ],
+    },
+    // tensor.empty replaced by the destination it is inserted into, where possible
+    Pipeline {
+        name: "eliminate",
+        args: &[
+            "--eliminate-empty-tensors",
+            BUFFERIZE,
+            DEALLOC,
+            "--convert-linalg-to-loops",
+        ],
+    },
+    // loads and stores through subviews / reshapes folded onto the underlying buffers
+    Pipeline {
+        name: "fold",
+        args: &[
+            BUFFERIZE,
+            DEALLOC,
+            "--convert-linalg-to-loops",
+            "--fold-memref-alias-ops",
+            "--canonicalize",
+        ],
+    },
+    // scf.forall turned into scf.for after bufferization (the forall body's buffers in a loop)
+    Pipeline {
+        name: "forall_for",
+        args: &[
+            BUFFERIZE,
+            "--scf-forall-to-for",
+            DEALLOC,
+            "--convert-linalg-to-loops",
+        ],
+    },
+    // affine loop fusion over the bufferized kernels (it may privatise or drop buffers)
+    Pipeline {
+        name: "affine_fusion",
+        args: &[
+            BUFFERIZE,
+            "--convert-linalg-to-affine-loops",
+            "--affine-loop-fusion",
+            DEALLOC,
+        ],
+    },
     Pipeline {
         name: "canonical",
         args: &[
