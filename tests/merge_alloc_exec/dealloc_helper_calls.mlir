@@ -1,4 +1,4 @@
-// MIN-MERGED: 15
+// MIN-MERGED: 13
 // A transformer block (tests/pipelines) through one-shot-bufferize with function boundaries,
 // --buffer-deallocation-pipeline and linalg-to-loops: calls returning buffers make the pipeline
 // emit the generic dealloc helper, which compares buffer addresses stored in pointer tables.

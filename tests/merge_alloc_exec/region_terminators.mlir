@@ -1,4 +1,5 @@
 // MIN-MERGED: 3
+// OPTIONS: alignment=16
 // Region-bearing terminators: the arena of an scf.forall body is freed before
 // scf.forall.in_parallel; a buffer read inside scf.reduce's reduction region stays a real
 // allocation (no free of the arena could follow that use), the other temporaries merge.

@@ -1,4 +1,5 @@
 // MIN-MERGED: 2
+// OPTIONS: alignment=8
 // memref.reshape reads its shape operand: the shape buffer is live until the reshape, so the
 // buffer written after the shape's last store must not take its bytes.
 func.func private @printMemrefF32(memref<*xf32>) attributes { llvm.emit_c_interface }

@@ -3,8 +3,8 @@
 //!
 //! This is the seam of ARCHITECTURE.md's data flow (`extract ──▶ Problem`): the planner
 //! never sees IR. Each mergeable allocation becomes a [`Buffer`] whose size is its byte
-//! size rounded up to the pass alignment, whose alignment is the larger of the pass
-//! alignment and the allocation's own `alignment` attribute, and whose lifetime is the
+//! size, whose alignment is the largest of the pass alignment, the allocation's own
+//! `alignment` attribute and its element's natural alignment, and whose lifetime is the
 //! set of half-open tick intervals from the lifetime traces (seed 000's "linearised
 //! lifetime trace"; several intervals when the scope is a CFG).
 
@@ -72,8 +72,9 @@ pub fn extract(lt: &Lifetimes, mergeable: &[MergeableAlloc], alignment: u64) -> 
                         .map(|(s, e)| Interval::new(s, e))
                         .collect();
                     let (start, end) = (live[0].start, live[live.len() - 1].end);
-                    // Legality bounds every size far below u64::MAX (see `MAX_BUFFER_BYTES`).
-                    let size = a.bytes.next_multiple_of(alignment);
+                    // Sizes stay exact: only offsets need the alignment (rounding every
+                    // size up, as seed 000 does, wastes bytes between small buffers).
+                    let size = a.bytes;
                     Buffer::new(size, start, end)
                         .with_align(a.align.max(alignment))
                         .in_space(MemSpace(0))

@@ -7,15 +7,19 @@
     %0 = "arith.constant"() <{value = 0 : index}> : () -> index
     %1 = "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<16xf32>
     "memref.store"(%arg0, %1, %0) : (f32, memref<16xf32>, index) -> ()
+    %3 = "memref.load"(%1, %0) : (memref<16xf32>, index) -> f32
     %2 = "memref.alloc"() <{alignment = 256 : i64, operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<8xf32>
     "memref.store"(%arg0, %2, %0) : (f32, memref<8xf32>, index) -> ()
-    %3 = "memref.load"(%1, %0) : (memref<16xf32>, index) -> f32
+    "memref.store"(%3, %2, %0) : (f32, memref<8xf32>, index) -> ()
+    %4 = "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<4xf32>
+    "memref.store"(%3, %4, %0) : (f32, memref<4xf32>, index) -> ()
     "memref.store"(%3, %2, %0) : (f32, memref<8xf32>, index) -> ()
     "func.return"() : () -> ()
   }) : () -> ()
 }) : () -> ()
-// CHECK: "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}> {memplan.scope = "@aligned func", memplan.ticks = array<i64: 4, 7>, memplan.offset = 64 : i64, memplan.arena_bytes = 128 : i64} : () -> memref<16xf32>
-// CHECK: "memref.alloc"() <{alignment = 256 : i64, operandSegmentSizes = array<i32: 0, 0>}> {memplan.scope = "@aligned func", memplan.ticks = array<i64: 6, 8>, memplan.offset = 0 : i64, memplan.arena_bytes = 128 : i64} : () -> memref<8xf32>
+// CHECK: "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}> {memplan.scope = "@aligned func", memplan.ticks = array<i64: 4, 5>, memplan.offset = 0 : i64, memplan.arena_bytes = 80 : i64} : () -> memref<16xf32>
+// CHECK: "memref.alloc"() <{alignment = 256 : i64, operandSegmentSizes = array<i32: 0, 0>}> {memplan.scope = "@aligned func", memplan.ticks = array<i64: 7, 11>, memplan.offset = 0 : i64, memplan.arena_bytes = 80 : i64} : () -> memref<8xf32>
+// CHECK: "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}> {memplan.scope = "@aligned func", memplan.ticks = array<i64: 10, 10>, memplan.offset = 64 : i64, memplan.arena_bytes = 80 : i64} : () -> memref<4xf32>
 // CHECK-NOT: memref.view
 
 // -----

@@ -137,7 +137,7 @@
 // CHECK: "memref.view"([[P]]
 // CHECK: "scf.forall"
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: [[Q:%[a-z0-9_]+]] = "memref.alloc"() <{alignment = 64 : i64, operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<64xi8>
+// CHECK-NEXT: [[Q:%[a-z0-9_]+]] = "memref.alloc"() <{alignment = 64 : i64, operandSegmentSizes = array<i32: 0, 0>}> : () -> memref<32xi8>
 // CHECK: "memref.view"([[Q]]
 // CHECK: "memref.view"([[F]]
 // CHECK-NOT: "memref.alloc"

@@ -1,4 +1,4 @@
-// RUN: memplan opt %s --merge-alloc --print-lifetimes
+// RUN: memplan opt %s --merge-alloc=alignment=16 --print-lifetimes
 // Issue 9's soundness rules, one case each: async kernels, sizes out of range, memory space 0,
 // bufferization.dealloc entries, frees through callees, reshape shape operands.
 
@@ -91,7 +91,7 @@ func.func @ownership(%arg0: memref<16xf32>, %x: f32, %i: index) -> memref<16xf32
 // CHECK: // lifetime: @ownership func %a ticks [5, 7] 64 B offset 0
 // CHECK: // lifetime: @ownership func %b ticks [8, 10] 64 B offset 0
 // CHECK: // lifetime: @ownership func %o ticks [11, 11] 64 B not merged: it is returned from the function; it is retained by a `bufferization.dealloc` (ownership decided by address)
-// CHECK: %arena = memref.alloc() {alignment = 64 : i64} : memref<64xi8>
+// CHECK: %arena = memref.alloc() {alignment = 16 : i64} : memref<64xi8>
 // CHECK: %r = bufferization.dealloc (%base#0, %base_o#0 : memref<f32>, memref<f32>) if (%false, %true) retain (%o : memref<16xf32>)
 // CHECK-NEXT: memref.dealloc %arena : memref<64xi8>
 // CHECK-NEXT: return
@@ -142,13 +142,14 @@ func.func @reshape(%data: memref<16xf32>, %i: index) -> f32 {
   return %v : f32
 }
 // CHECK: // lifetime: @reshape func %shape ticks [5, 9] 16 B offset 0
-// CHECK: // lifetime: @reshape func %t ticks [7, 8] 16 B offset 64
+// CHECK: // lifetime: @reshape func %t ticks [7, 8] 16 B offset 16
 
 // -----
 
 // Addresses compared for equality: %a and %b never live together, but their addresses are
-// compared, so they must not share an offset (distinct allocations never compare equal); %c's
-// address is only compared with the argument's, so it may reuse %a's offset.
+// compared, so they must not share an offset (distinct allocations never compare equal; their
+// bytes may still overlap); %c's address is only compared with the argument's, so it may reuse
+// %b's offset.
 func.func @compare(%x: f32, %i: index, %arg: memref<16xf32>) -> i1 {
   %a = memref.alloc() : memref<16xf32>
   memref.store %x, %a[%i] : memref<16xf32>
@@ -165,6 +166,31 @@ func.func @compare(%x: f32, %i: index, %arg: memref<16xf32>) -> i1 {
   %r = arith.andi %e1, %e2 : i1
   return %r : i1
 }
-// CHECK: // lifetime: @compare func %a ticks [3, 3] 64 B offset 64
+// CHECK: // lifetime: @compare func %a ticks [3, 3] 64 B offset 16
 // CHECK: // lifetime: @compare func %b ticks [5, 5] 64 B offset 0
 // CHECK: // lifetime: @compare func %c ticks [7, 7] 64 B offset 0
+
+// -----
+
+// Workgroup memory in a gpu.launch is shared by all threads of a block: merge-alloc leaves it to
+// --merge-shared-memory (sharing bytes there needs barriers); private buffers still merge.
+func.func @workgroup(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %w = memref.alloc() : memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %x, %w[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %w3 = memref.alloc() : memref<64xf32, 3>
+    memref.store %x, %w3[%c0] : memref<64xf32, 3>
+    %p = memref.alloc() : memref<64xf32>
+    memref.store %x, %p[%c0] : memref<64xf32>
+    %q = memref.alloc() : memref<64xf32>
+    memref.store %x, %q[%c0] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+// CHECK: // lifetime: @workgroup gpu.launch#0 %w ticks [6, 6] 256 B not merged: it is GPU workgroup memory, shared by the threads of a block (reuse needs barriers: use --merge-shared-memory)
+// CHECK: // lifetime: @workgroup gpu.launch#0 %w3 ticks [8, 8] 256 B not merged: it is GPU workgroup memory
+// CHECK: // lifetime: @workgroup gpu.launch#0 %p ticks [10, 10] 256 B offset 0
+// CHECK: // lifetime: @workgroup gpu.launch#0 %q ticks [12, 12] 256 B offset 0

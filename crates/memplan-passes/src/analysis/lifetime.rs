@@ -503,7 +503,21 @@ impl Lifetimes {
                 v.resize(i + 1, ArgSummary::default());
             }
         }
-        if flow.args.is_empty() {
+        // Summaries only matter at calls of functions with a body.
+        let mut calls_bodies = false;
+        if !flow.args.is_empty() {
+            m.walk(root, &mut |m, op| {
+                calls_bodies |= classify(m, op) == OpKind::Call
+                    && m.op(op)
+                        .props
+                        .get("callee")
+                        .or_else(|| m.op(op).attrs.get("callee"))
+                        .and_then(Attribute::as_symbol)
+                        .and_then(|c| functions.get(c))
+                        .is_some_and(|&(_, body)| body);
+            });
+        }
+        if !calls_bodies {
             self.summaries = summaries;
             return;
         }

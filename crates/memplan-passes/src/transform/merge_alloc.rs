@@ -146,6 +146,10 @@ pub enum SkipReason {
     Hazard(Hazard),
     /// The planner failed or its plan did not pass the checker.
     PlanFailed(String),
+    /// The arena would be larger than the buffers it replaces.
+    NoGain(String),
+    /// GPU workgroup (shared) memory: left to `--merge-shared-memory`.
+    WorkgroupMemory,
 }
 
 impl fmt::Display for SkipReason {
@@ -160,6 +164,11 @@ impl fmt::Display for SkipReason {
             SkipReason::TooLarge(why) => write!(f, "{why}"),
             SkipReason::Hazard(h) => h.fmt(f),
             SkipReason::PlanFailed(e) => write!(f, "planning its scope failed: {e}"),
+            SkipReason::NoGain(why) => write!(f, "{why}"),
+            SkipReason::WorkgroupMemory => write!(
+                f,
+                "it is GPU workgroup memory, shared by the threads of a block (reuse needs barriers: use --merge-shared-memory)"
+            ),
         }
     }
 }
@@ -284,6 +293,13 @@ pub fn legality(m: &Module, lt: &Lifetimes, trace: usize, opts: &MergeAllocOptio
                 Some(a) if a.as_int() == Some(0) => None,
                 s => s.clone(),
             };
+            // GPU workgroup memory is shared by the threads of a block: reusing its bytes
+            // needs barriers, which only --merge-shared-memory places.
+            if let Some(sp) = &space_attr {
+                if sp.as_int() == Some(3) || sp.to_string().contains("workgroup") {
+                    reasons.push(SkipReason::WorkgroupMemory);
+                }
+            }
             if shape.iter().any(|&d| d < 0) || !m.operands(alloc).is_empty() {
                 reasons.push(SkipReason::DynamicShape);
             }
@@ -426,8 +442,22 @@ pub fn merge_alloc(
         let mut planned = Vec::new();
         let mut failed = false;
         for sp in extract(&lt, &mergeable, opts.alignment) {
+            let raw: u64 = sp.allocs.iter().map(|a| a.bytes).sum();
             match plan_scope(&sp.problem, opts).and_then(|p| separate_addresses(&flow, &lt, &sp, p))
             {
+                Ok(p) if p.peak() > raw => {
+                    // Alignment padding can outweigh the reuse in a scope of small buffers:
+                    // never make a program take more bytes than it did.
+                    failed = true;
+                    let why = format!(
+                        "merging its scope would not save bytes (a {} B arena for {} B of buffers)",
+                        p.peak(),
+                        raw
+                    );
+                    for a in &sp.allocs {
+                        verdicts[a.trace] = Legality::Skip(vec![SkipReason::NoGain(why.clone())]);
+                    }
+                }
                 Ok(p) => planned.push((sp, p)),
                 Err(e) => {
                     failed = true;
@@ -633,42 +663,63 @@ fn separate_addresses(
         return Ok(plan);
     }
     let p = &sp.problem;
+    let n = p.buffers.len();
     let mut offsets = plan.offsets.clone();
-    for k in 0..offsets.len() {
-        let clash = |offsets: &[u64], o: u64| {
-            (0..offsets.len()).any(|j| j != k && offsets[j] == o && apart.contains(&(k, j)))
-        };
-        if !clash(&offsets, offsets[k]) {
-            continue;
-        }
+    let clashes = |offsets: &[u64], k: usize, o: u64| {
+        (0..n).any(|j| j != k && offsets[j] == o && apart.contains(&(k, j)))
+    };
+    // The lowest offset for buffer `k` that is aligned, clash-free and overlaps nothing live
+    // at the same time (the arena's end always qualifies).
+    let best_spot = |offsets: &[u64], k: usize| -> u64 {
         let b = &p.buffers[k];
-        let fits = |offsets: &[u64], o: u64| {
+        let fits = |o: u64| {
             o.is_multiple_of(b.align)
-                && !clash(offsets, o)
-                && (0..offsets.len()).all(|j| {
+                && !clashes(offsets, k, o)
+                && (0..n).all(|j| {
                     j == k
                         || !b.overlaps_in_time(&p.buffers[j])
                         || o >= offsets[j] + p.buffers[j].size
                         || offsets[j] >= o + b.size
                 })
         };
-        let mut candidates: Vec<u64> = (0..offsets.len())
+        let mut candidates: Vec<u64> = (0..n)
             .filter(|&j| j != k)
-            .map(|j| (offsets[j] + p.buffers[j].size).next_multiple_of(b.align))
+            .flat_map(|j| {
+                let end = (offsets[j] + p.buffers[j].size).next_multiple_of(b.align);
+                let next = offsets[j].saturating_add(b.align).next_multiple_of(b.align);
+                [end, next]
+            })
             .collect();
         candidates.push(0);
         candidates.sort_unstable();
         candidates.dedup();
-        let end = (0..offsets.len())
+        let end = (0..n)
+            .filter(|&j| j != k)
             .map(|j| offsets[j] + p.buffers[j].size)
             .max()
             .unwrap_or(0)
             .next_multiple_of(b.align);
-        let o = candidates
+        candidates.into_iter().find(|&o| fits(o)).unwrap_or(end)
+    };
+    let peak_with = |offsets: &[u64], k: usize, o: u64| {
+        (0..n)
+            .map(|j| if j == k { o } else { offsets[j] } + p.buffers[j].size)
+            .max()
+            .unwrap_or(0)
+    };
+    // Each step moves one buffer of a clashing pair (whichever move keeps the arena smaller)
+    // to a clash-free spot; the number of clashing pairs strictly falls.
+    while let Some(k) = (0..n).find(|&k| clashes(&offsets, k, offsets[k])) {
+        let mut movers: Vec<usize> = vec![k];
+        movers.extend(
+            (0..n).filter(|&j| j != k && offsets[j] == offsets[k] && apart.contains(&(k, j))),
+        );
+        let (who, to) = movers
             .into_iter()
-            .find(|&o| fits(&offsets, o))
-            .unwrap_or(end);
-        offsets[k] = o;
+            .map(|w| (w, best_spot(&offsets, w)))
+            .min_by_key(|&(w, o)| (peak_with(&offsets, w, o), w))
+            .expect("at least one mover");
+        offsets[who] = to;
     }
     let fixed = Plan::from_offsets(p, offsets);
     check(p, &fixed).map_err(|e| {
