@@ -20,6 +20,7 @@ pub mod math;
 pub mod memref;
 pub mod scf;
 pub mod tensor;
+pub mod ub;
 pub mod vector;
 
 use crate::registry::Registry;
@@ -38,5 +39,6 @@ pub fn register_all(r: &mut Registry) {
     linalg::register(r);
     tensor::register(r);
     vector::register(r);
+    ub::register(r);
     gpu::register(r);
 }
