@@ -169,3 +169,28 @@ func.func @compare(%x: f32, %i: index, %arg: memref<16xf32>) -> i1 {
 // CHECK: // lifetime: @compare func %a ticks [3, 3] 64 B offset 16
 // CHECK: // lifetime: @compare func %b ticks [5, 5] 64 B offset 0
 // CHECK: // lifetime: @compare func %c ticks [7, 7] 64 B offset 0
+
+// -----
+
+// Workgroup memory in a gpu.launch is shared by all threads of a block: merge-alloc leaves it to
+// --merge-shared-memory (sharing bytes there needs barriers); private buffers still merge.
+func.func @workgroup(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %w = memref.alloc() : memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %x, %w[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %w3 = memref.alloc() : memref<64xf32, 3>
+    memref.store %x, %w3[%c0] : memref<64xf32, 3>
+    %p = memref.alloc() : memref<64xf32>
+    memref.store %x, %p[%c0] : memref<64xf32>
+    %q = memref.alloc() : memref<64xf32>
+    memref.store %x, %q[%c0] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+// CHECK: // lifetime: @workgroup gpu.launch#0 %w ticks [6, 6] 256 B not merged: it is GPU workgroup memory, shared by the threads of a block (reuse needs barriers: use --merge-shared-memory)
+// CHECK: // lifetime: @workgroup gpu.launch#0 %w3 ticks [8, 8] 256 B not merged: it is GPU workgroup memory
+// CHECK: // lifetime: @workgroup gpu.launch#0 %p ticks [10, 10] 256 B offset 0
+// CHECK: // lifetime: @workgroup gpu.launch#0 %q ticks [12, 12] 256 B offset 0

@@ -13,10 +13,14 @@ pub mod cf;
 pub mod func;
 pub mod gpu;
 pub mod linalg;
+pub mod linalg_named;
+#[rustfmt::skip]
+pub mod linalg_named_table;
 pub mod math;
 pub mod memref;
 pub mod scf;
 pub mod tensor;
+pub mod ub;
 pub mod vector;
 
 use crate::registry::Registry;
@@ -35,5 +39,6 @@ pub fn register_all(r: &mut Registry) {
     linalg::register(r);
     tensor::register(r);
     vector::register(r);
+    ub::register(r);
     gpu::register(r);
 }

@@ -56,6 +56,17 @@ impl BufferViewFlow {
     /// by a first, conservative run). Sound because the first run over-approximates.
     pub fn compute_interprocedural(m: &Module, root: OpId) -> BufferViewFlow {
         let first = Self::compute_with(m, root, None);
+        // Only calls with pointer results can be made more precise.
+        let mut any = false;
+        m.walk(root, &mut |m, op| {
+            any |= m.op(op).name == "func.call"
+                && m.results(op)
+                    .iter()
+                    .any(|&r| is_pointer_like(m.value_type(r)));
+        });
+        if !any {
+            return first;
+        }
         let returns = first.returned_args(m, root);
         if returns.is_empty() {
             return first;

@@ -148,6 +148,8 @@ pub enum SkipReason {
     PlanFailed(String),
     /// The arena would be larger than the buffers it replaces.
     NoGain(String),
+    /// GPU workgroup (shared) memory: left to `--merge-shared-memory`.
+    WorkgroupMemory,
 }
 
 impl fmt::Display for SkipReason {
@@ -163,6 +165,10 @@ impl fmt::Display for SkipReason {
             SkipReason::Hazard(h) => h.fmt(f),
             SkipReason::PlanFailed(e) => write!(f, "planning its scope failed: {e}"),
             SkipReason::NoGain(why) => write!(f, "{why}"),
+            SkipReason::WorkgroupMemory => write!(
+                f,
+                "it is GPU workgroup memory, shared by the threads of a block (reuse needs barriers: use --merge-shared-memory)"
+            ),
         }
     }
 }
@@ -287,6 +293,13 @@ pub fn legality(m: &Module, lt: &Lifetimes, trace: usize, opts: &MergeAllocOptio
                 Some(a) if a.as_int() == Some(0) => None,
                 s => s.clone(),
             };
+            // GPU workgroup memory is shared by the threads of a block: reusing its bytes
+            // needs barriers, which only --merge-shared-memory places.
+            if let Some(sp) = &space_attr {
+                if sp.as_int() == Some(3) || sp.to_string().contains("workgroup") {
+                    reasons.push(SkipReason::WorkgroupMemory);
+                }
+            }
             if shape.iter().any(|&d| d < 0) || !m.operands(alloc).is_empty() {
                 reasons.push(SkipReason::DynamicShape);
             }
