@@ -689,18 +689,23 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
             }
         }
     }
-    let all = || ins.iter().chain(outs).copied();
+    // Inputs then outputs, as one slice.
+    let all = &m.operands(op)[..ins.len() + outs.len()];
     if named.maps.is_empty() {
         // Element-wise: scalars get `() -> ()`, everything else the identity of the init's
         // rank.
         let loops = outs.first().map_or(0, |&v| operand_rank(m.value_type(v)));
-        let ranks = all().map(|v| match operand_rank(m.value_type(v)) {
-            0 => 0,
-            _ => loops,
-        });
-        verify_map_ranks(m, all(), ranks)?;
-        return verify_elementwise_shapes(m, all());
+        for (i, &v) in all.iter().enumerate() {
+            let rank = operand_rank(m.value_type(v));
+            if rank != 0 && rank != loops {
+                return Err(format!(
+                    "expected operand rank ({rank}) to match the result rank of indexing_map #{i} ({loops})"
+                ));
+            }
+        }
+        return verify_elementwise_shapes(m, all);
     }
+    let all = || all.iter().copied();
     verify_map_ranks(m, all(), named.maps.iter().map(|r| r.len()))?;
     let all: Vec<ValueId> = all().collect();
     let ranks: Vec<usize> = all.iter().map(|&v| operand_rank(m.value_type(v))).collect();
@@ -1391,13 +1396,10 @@ fn verify_static_shapes(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Res
 
 /// [`verify_static_shapes`] for element-wise ops (identity maps over the first shaped
 /// operand's rank, scalars `() -> ()`), without building the maps.
-fn verify_elementwise_shapes(
-    m: &Module,
-    all: impl Iterator<Item = ValueId> + Clone,
-) -> Result<(), String> {
+fn verify_elementwise_shapes(m: &Module, all: &[ValueId]) -> Result<(), String> {
     let Some(ranges) = all
-        .clone()
-        .map(|v| static_shape(m.value_type(v)))
+        .iter()
+        .map(|&v| static_shape(m.value_type(v)))
         .find(|s| !s.is_empty())
     else {
         return Ok(());
@@ -1405,7 +1407,7 @@ fn verify_elementwise_shapes(
     if ranges.contains(&crate::DYNAMIC) {
         return Ok(());
     }
-    for (i, v) in all.enumerate() {
+    for (i, &v) in all.iter().enumerate() {
         let shape = static_shape(m.value_type(v));
         for (k, (&size, &range)) in shape.iter().zip(ranges).enumerate() {
             if size == crate::DYNAMIC || size == 0 {
