@@ -542,6 +542,56 @@ func.func @f(%a: tensor<4x8xf32>, %c: tensor<4x8xf32>) {
   %0 = linalg.elementwise kind=#linalg.elementwise_kind<exp> indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>] ins(%a : tensor<4x8xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
+// -----
+func.func @f(%a: tensor<4x2xf32>) {
+  %0 = linalg.elementwise kind=#linalg.elementwise_kind<add> ins(%a : tensor<4x2xf32>) outs(%a : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>) {
+  %0 = linalg.contract ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>) {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>] ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>) {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1) -> (d0, d1)>] ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<2x4xf32>) {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>] ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<32xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>) {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0 + d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<32xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x8xf32>) {
+  %0 = linalg.contract indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>] ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>) {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x2xf32>) {
+  %0 = linalg.elementwise kind=#linalg.elementwise_kind<exp> indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>] ins(%a : tensor<4x2xf32>) outs(%a : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+// -----
+func.func @f(%a: tensor<4x2xf32>, %v: tensor<4xf32>) {
+  %0 = linalg.elementwise kind=#linalg.elementwise_kind<exp> indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>] ins(%v : tensor<4xf32>) outs(%a : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
 "#;
 
 fn edge_cases() -> Vec<Case> {

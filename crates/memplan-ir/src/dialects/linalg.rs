@@ -569,7 +569,9 @@ fn parse_hand(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     }
     let mut maps = None;
     if kind == Hand::Contract {
-        p.parse_keyword("indexing_maps")?;
+        if !p.parse_optional_keyword("indexing_maps") {
+            return Err(p.error_here("expected 'indexing_maps' attribute"));
+        }
         maps = Some(parse_maps_list(p)?);
     } else if p.parse_optional_keyword("indexing_maps") {
         maps = Some(parse_maps_list(p)?);
@@ -750,12 +752,81 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
             ));
         }
     }
-    verify_map_ranks(
-        m,
-        all.iter().copied(),
-        maps.iter().map(|map| map.results.len()),
-    )?;
+    let kind = hand(d.name.as_str());
+    if kind == Some(Hand::Contract) {
+        verify_contract_maps(&maps)?;
+    } else if kind != Some(Hand::Elementwise) {
+        // matmul / batch_matmul / batch_reduce_matmul: user maps of the inputs index by
+        // loops alone.
+        for map in maps.iter().take(ins.len()) {
+            if map.results.iter().any(|e| !matches!(e, AffineExpr::Dim(_))) {
+                return Err("Unexpected dim expression in map result.".into());
+            }
+        }
+    }
+    verify_hand_ranks(m, &all, &maps)?;
     verify_static_shapes(m, &all, &maps)
+}
+
+/// The rank check of the hand-written ops (MLIR words it differently from the OpDSL ops').
+fn verify_hand_ranks(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Result<(), String> {
+    for (i, (&v, map)) in all.iter().zip(maps).enumerate() {
+        let rank = operand_rank(m.value_type(v));
+        if rank != map.results.len() {
+            return Err(format!(
+                "expected operand #{i} rank ({rank}) to match the result rank of indexing_map ({})",
+                map.results.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `linalg.contract`'s own rules: projected permutations over one iteration space, every
+/// loop either parallel (in the output) or contracting (in both inputs, not the output), and
+/// at least one contracting loop.
+fn verify_contract_maps(maps: &[&AffineMap]) -> Result<(), String> {
+    let loops = maps.first().map_or(0, |m| m.num_dims as usize);
+    let mut ins = vec![0usize; loops];
+    let mut outs = vec![0usize; loops];
+    for (i, map) in maps.iter().enumerate() {
+        let mut seen = vec![false; loops];
+        for e in &map.results {
+            let AffineExpr::Dim(d) = e else {
+                return Err("provided affine_map is not a projected permutation".into());
+            };
+            let d = *d as usize;
+            if d >= loops || seen[d] {
+                return Err("provided affine_map is not a projected permutation".into());
+            }
+            seen[d] = true;
+            if i < 2 {
+                ins[d] += 1;
+            } else {
+                outs[d] += 1;
+            }
+        }
+    }
+    let mut contracting = false;
+    for d in 0..loops {
+        contracting |= ins[d] == 2 && outs[d] == 0;
+        if ins[d] == 0 && outs[d] == 0 {
+            return Err(format!(
+                "iteration space dim at index {d} not used to access any operand"
+            ));
+        }
+        if ins[d] == 1 && outs[d] != 1 {
+            return Err(format!(
+                "iteration space dim at index {d} is neither a contracting dim nor of parallel iteration type"
+            ));
+        }
+    }
+    if !contracting {
+        return Err(
+            "'indexing_map' attribute must specify at least one contracting dimension".into(),
+        );
+    }
+    Ok(())
 }
 
 // ===== transpose / broadcast =====
