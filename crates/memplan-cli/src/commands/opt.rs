@@ -150,15 +150,16 @@ fn run_merge_shared(m: &mut Module, passes: &PassArgs, sm: &SourceMap) -> Result
         return Ok(());
     };
     let opts = match text {
-        Some(t) => MergeSharedOptions::parse(t).map_err(|e| (e.to_string(), 2))?,
+        Some(t) => {
+            MergeSharedOptions::parse(t).map_err(|e| (format!("{}: error: {e}\n", sm.name()), 2))?
+        }
         None => MergeSharedOptions::default(),
     };
-    let report = merge_shared_memory(m, &opts).map_err(|e| {
-        let code = match e {
-            MergeSharedError::OverCapacity { .. } => 1,
-            _ => 2,
-        };
-        (e.to_string(), code)
+    let report = merge_shared_memory(m, &opts).map_err(|e| match e {
+        MergeSharedError::OverCapacity { span, .. } => {
+            (sm.render(&Diagnostic::new(span, e.to_string())), 1)
+        }
+        _ => (format!("{}: error: {e}\n", sm.name()), 2),
     })?;
     if passes.remarks {
         let mut err = String::new();
@@ -323,7 +324,7 @@ fn run_inner(args: &OptArgs) -> ExitCode {
         return fail(&d);
     }
     if let Err((msg, code)) = run_merge_shared(&mut m, &args.passes, &sm) {
-        eprintln!("{name}: error: {msg}");
+        eprint!("{msg}");
         return ExitCode::from(code);
     }
     // A pass re-verifies what it produced: invalid IR is never printed.

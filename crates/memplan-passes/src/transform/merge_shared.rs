@@ -42,7 +42,9 @@ use std::fmt;
 
 use memplan_core::{bounds, check, plan, Algorithm, Buffer, Interval, Options, Plan, Problem};
 use memplan_ir::dialects::gpu::is_workgroup_memref;
-use memplan_ir::{Attribute, BlockId, Dict, Module, OpId, OperationState, Type, TypeKind, ValueId};
+use memplan_ir::{
+    Attribute, BlockId, Dict, Module, OpId, OperationState, Span, Type, TypeKind, ValueId,
+};
 
 use crate::analysis::alias::BufferViewFlow;
 use crate::analysis::lifetime::{function_name, repeats, Ticks};
@@ -192,6 +194,8 @@ pub enum MergeSharedError {
         need: u64,
         /// The capacity.
         capacity: u64,
+        /// Where the kernel was written.
+        span: Span,
     },
     /// Planning failed or a result did not pass the pass's own re-check (a bug).
     #[error("merge-shared-memory: kernel @{kernel}: {why}")]
@@ -897,6 +901,7 @@ fn decide(
             kernel: k.label.clone(),
             need,
             capacity: opts.capacity,
+            span: m.op(k.op).span,
         });
     }
     // Barriers: windows of kernel-level positions, stabbed greedily by right end.
