@@ -236,6 +236,9 @@ pub struct KernelReport {
     pub lower_bound: u64,
     /// Barriers inserted.
     pub barriers_added: usize,
+    /// Pairs of buffers with disjoint lifetimes that may not share bytes, because no
+    /// existing barrier separates them and no kernel-level point can (or `barriers=min`).
+    pub unshareable_pairs: usize,
     /// The merged buffers.
     pub buffers: Vec<SharedBuffer>,
     /// Buffers left alone, with why.
@@ -872,6 +875,7 @@ fn decide(
     // Which pairs may share; the others are made to overlap in time.
     let overlaps = |a: (u64, u64), b: (u64, u64)| a.0 < b.1 && b.0 < a.1;
     let original = live.clone();
+    let mut unshareable_pairs = 0;
     for i in 0..n {
         for j in i + 1..n {
             if !accessed[i] || !accessed[j] || overlaps(original[i], original[j]) {
@@ -890,6 +894,7 @@ fn decide(
                 continue;
             }
             live[e].1 = live[e].1.max(original[l].0 + 1);
+            unshareable_pairs += 1;
         }
     }
     let problem = problem_of(&live);
@@ -983,6 +988,7 @@ fn decide(
         arena_bytes: arena,
         lower_bound,
         barriers_added: barriers.len(),
+        unshareable_pairs,
         buffers,
         left_alone,
         problem,
