@@ -361,7 +361,7 @@ fn check_output(src: &str, out: &Module, report: &MergeSharedReport) -> Result<(
                 .and_then(|d| int_attr(m, d))
                 .ok_or("view offset is not a constant")? as u64;
             let bytes = memref_bytes(m.value_type(m.results(op)[0]));
-            if off % 16 != 0 || off + bytes > arena_bytes {
+            if !off.is_multiple_of(16) || off + bytes > arena_bytes {
                 return Err(format!("view at {off} (+{bytes}) outside or misaligned"));
             }
             alias.insert(m.results(op)[0], ranges.len());
@@ -489,8 +489,10 @@ fn random_kernels_are_race_free() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let reg = Registry::with_all_dialects();
-    let mut opts = MergeSharedOptions::default();
-    opts.planner = memplan_core::Algorithm::Exact;
+    let opts = MergeSharedOptions {
+        planner: memplan_core::Algorithm::Exact,
+        ..MergeSharedOptions::default()
+    };
     let (mut shared, mut barriers, mut at_bound) = (0, 0, 0);
     for seed in first..first + n {
         let src = generate(seed);

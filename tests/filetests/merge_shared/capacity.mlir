@@ -123,3 +123,30 @@ func.func @host(%n: index, %f: f32, %out: memref<256xf32>) {
 // CHECK: remark: merge-shared-memory: @host/launch#0: dynamic shared memory is left alone
 // CHECK: remark: merge-shared-memory: @host/launch#0: 2 buffers, 512 B before, 256 B after (arena 256 B, lower bound 256 B), 1 barriers added
 // CHECK: remark: merge-shared-memory: @host/launch#0: %d left alone: its shape is dynamic
+
+// -----
+
+// A buffer whose address is taken stays an attribution of its own (with a remark); the others
+// are merged into the arena, which goes after it.
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @escape(%f: f32, %out: memref<256xindex>)
+        workgroup(%a : memref<64xf32, #gpu.address_space<workgroup>>, %b : memref<64xf32, #gpu.address_space<workgroup>>,
+                  %c : memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+      %c0 = arith.constant 0 : index
+      %t = gpu.thread_id x
+      %p = memref.extract_aligned_pointer_as_index %a : memref<64xf32, #gpu.address_space<workgroup>> -> index
+      memref.store %p, %out[%t] : memref<256xindex>
+      memref.store %f, %b[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %x = memref.load %b[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      memref.store %x, %c[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+// CHECK: workgroup(%a : memref<64xf32, #gpu.address_space<workgroup>>, %smem : memref<256xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK: memref.extract_aligned_pointer_as_index %a
+// CHECK: remark: merge-shared-memory: @escape: 2 buffers, 768 B before, 512 B after (arena 256 B, lower bound 256 B), 0 barriers added
+// CHECK-NEXT: remark: merge-shared-memory: @escape: %a left alone: its address is taken by `memref.extract_aligned_pointer_as_index`

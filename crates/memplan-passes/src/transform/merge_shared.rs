@@ -795,6 +795,11 @@ fn plan_problem(p: &Problem, opts: &MergeSharedOptions) -> Result<Plan, String> 
     Ok(best)
 }
 
+/// Buffers left alone in a kernel, with why (printable name, reason).
+type LeftAlone = Vec<(String, String)>;
+
+/// Decides one kernel: its merged buffers' plan and the barriers to add (`Ok(Err(..))` when
+/// nothing in it is merged, with the buffers left alone), or an error (over capacity).
 fn decide(
     m: &Module,
     ki: usize,
@@ -803,7 +808,7 @@ fn decide(
     root_base: usize,
     ticks: &Ticks,
     opts: &MergeSharedOptions,
-) -> Result<Option<Decision>, MergeSharedError> {
+) -> Result<Result<Decision, LeftAlone>, MergeSharedError> {
     let internal = |why: String| MergeSharedError::Internal {
         kernel: k.label.clone(),
         why,
@@ -838,11 +843,8 @@ fn decide(
             .iter()
             .filter_map(|(v, _, _)| static_layout(m.value_type(*v)).ok().map(|l| l.0))
             .sum::<u64>();
-    if keep.is_empty() {
-        return Ok(None);
-    }
-    if k.unstructured {
-        return Ok(None);
+    if keep.is_empty() || k.unstructured {
+        return Ok(Err(left_alone));
     }
     let accesses: Vec<BTreeSet<OpId>> = keep.iter().map(|&i| facts.accesses[i].clone()).collect();
     let g = Cfg::build(m, k.entry, &BTreeSet::new());
@@ -994,7 +996,7 @@ fn decide(
         problem,
         plan: p.clone(),
     };
-    Ok(Some(Decision {
+    Ok(Ok(Decision {
         kernel: ki,
         keep,
         plan: p,
@@ -1043,9 +1045,9 @@ pub fn merge_shared_memory(
             });
         }
         match decide(m, ki, k, &flow, bases[ki], &ticks, opts)? {
-            Some(d) => decisions.push(d),
-            None => {
-                for (_, name, why) in &k.left_alone {
+            Ok(d) => decisions.push(d),
+            Err(left_alone) => {
+                for (name, why) in &left_alone {
                     report.remarks.push(Remark {
                         op: k.op,
                         span,
