@@ -127,7 +127,7 @@ func.func @host(%n: index, %f: f32, %out: memref<256xf32>) {
 // -----
 
 // A buffer whose address is taken stays an attribution of its own (with a remark); the others
-// are merged into the arena, which goes after it.
+// are merged into the arena, which becomes the first workgroup attribution.
 module attributes {gpu.container_module} {
   gpu.module @k {
     gpu.func @escape(%f: f32, %out: memref<256xindex>)
@@ -146,7 +146,7 @@ module attributes {gpu.container_module} {
     }
   }
 }
-// CHECK: workgroup(%a : memref<64xf32, #gpu.address_space<workgroup>>, %smem : memref<256xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK: workgroup(%smem : memref<256xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %a : memref<64xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK: memref.extract_aligned_pointer_as_index %a
 // CHECK: remark: merge-shared-memory: @escape: 2 buffers, 768 B before, 512 B after (arena 256 B, lower bound 256 B), 0 barriers added
 // CHECK-NEXT: remark: merge-shared-memory: @escape: %a left alone: its address is taken by `memref.extract_aligned_pointer_as_index`

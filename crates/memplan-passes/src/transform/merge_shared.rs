@@ -31,7 +31,7 @@
 //!   greedily (by right end, which is optimal for intervals). The result is re-checked on
 //!   the CFG with the new barriers before anything changes.
 //!
-//! Mutate second: the arena is a new workgroup attribution (`{llvm.align = N}` on a
+//! Mutate second: the arena is a new first workgroup attribution (`{llvm.align = N}` on a
 //! `gpu.func`) of type `memref<Pxi8, space>`, one `arith.constant` per offset at the top of
 //! the body, one `memref.view` per buffer (an attribution's at the top, an alloc's in its
 //! place), the old attributions and allocs and their `memref.dealloc`s removed, and the
@@ -1115,9 +1115,10 @@ fn rewrite(m: &mut Module, k: &Kernel, d: &Decision) {
         layout: None,
         memory_space: space,
     });
-    // The arena attribution goes after the existing workgroup attributions.
-    let wg_pos = k.n_fixed + k.n_wg;
-    let arena = m.insert_block_arg(k.entry, wg_pos, arena_ty, None);
+    // The arena is the first workgroup attribution, so it is declared first (and, in a
+    // gpu.launch, where no `llvm.align` can be written, sits at the start of shared memory).
+    let arena = m.insert_block_arg(k.entry, k.n_fixed, arena_ty, None);
+    let (old_lo, old_hi) = (k.n_fixed + 1, k.n_fixed + 1 + k.n_wg);
     m.set_name_hint(arena, Some("smem"));
     // Constants, then the attributions' views, at the top of the body.
     let first = m.first_op(k.entry);
@@ -1188,13 +1189,18 @@ fn rewrite(m: &mut Module, k: &Kernel, d: &Decision) {
             .collect(),
         _ => Vec::new(),
     };
-    let mut dicts: Vec<Dict> = Vec::new();
-    for (i, &a) in args[k.n_fixed..wg_pos].iter().enumerate() {
+    let mut arena_dict = Dict::new();
+    arena_dict.set(
+        "llvm.align",
+        Attribute::int(i128::from(align), Type::int(64)),
+    );
+    let mut dicts: Vec<Dict> = vec![arena_dict];
+    for (i, &a) in args[old_lo..old_hi].iter().enumerate() {
         if !erased_args.contains(&a) {
             dicts.push(old_dicts.get(i).cloned().unwrap_or_default());
         }
     }
-    for idx in (k.n_fixed..wg_pos).rev() {
+    for idx in (old_lo..old_hi).rev() {
         if erased_args.contains(&args[idx]) {
             m.erase_block_arg(k.entry, idx);
         }
@@ -1205,12 +1211,6 @@ fn rewrite(m: &mut Module, k: &Kernel, d: &Decision) {
         Attribute::int(n_wg as i128, Type::int(64)),
     );
     if m.op(k.op).name == "gpu.func" {
-        let mut arena_dict = Dict::new();
-        arena_dict.set(
-            "llvm.align",
-            Attribute::int(i128::from(align), Type::int(64)),
-        );
-        dicts.push(arena_dict);
         m.op_mut(k.op).props.set(
             "workgroup_attrib_attrs",
             Attribute::Array(dicts.into_iter().map(Attribute::Dict).collect()),
