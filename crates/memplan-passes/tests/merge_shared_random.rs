@@ -19,6 +19,9 @@
 //! change, and that the planned bytes equal the max-load lower bound whenever every pair may
 //! share and the bound is reachable at all (the exact planner did not prove it unreachable).
 //!
+//! The first 20 outputs are also verified and lowered to PTX by `mlir-opt-22` when it is
+//! installed.
+//!
 //! Env: `MEMPLAN_SHARED_RANDOM` (kernels, default 150), `MEMPLAN_RANDOM_SEED` (first seed).
 
 use std::collections::BTreeMap;
@@ -610,4 +613,52 @@ fn loop_carried_buffers_do_not_share() {
     let out = parse_module(&text, &reg, ParseOptions::default()).unwrap();
     check_output(&src, &out, &report).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(report.kernels[0].arena_bytes, 32, "{text}");
+}
+
+/// The first random outputs also go through the real tools: `mlir-opt-22` verifies them and
+/// lowers them to PTX for sm_80 (the shared checker's pipeline). Skipped without `mlir-opt-22`
+/// unless `MEMPLAN_REQUIRE_MLIR=1`.
+#[test]
+fn random_kernels_lower_to_ptx() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let present = Command::new("mlir-opt-22")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !present {
+        assert!(
+            std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() != Ok("1"),
+            "mlir-opt-22 not found and MEMPLAN_REQUIRE_MLIR=1"
+        );
+        eprintln!("random_kernels_lower_to_ptx: skipped, mlir-opt-22 not found");
+        return;
+    }
+    let reg = Registry::with_all_dialects();
+    let pipeline = "builtin.module(gpu-kernel-outlining,nvvm-attach-target{chip=sm_80},gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm),reconcile-unrealized-casts,gpu-module-to-binary{format=isa})";
+    for seed in 0..20 {
+        let src = generate(seed);
+        let mut m = parse_module(&src, &reg, ParseOptions::default()).unwrap();
+        merge_shared_memory(&mut m, &MergeSharedOptions::default()).unwrap();
+        let text = memplan_ir::print_module(&m, &reg, memplan_ir::PrintOptions::default());
+        let mut child = Command::new("mlir-opt-22")
+            .arg(format!("--pass-pipeline={pipeline}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mlir-opt-22 starts");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write");
+        let out = child.wait_with_output().expect("mlir-opt-22 runs");
+        assert!(
+            out.status.success() && String::from_utf8_lossy(&out.stdout).contains("gpu.binary"),
+            "seed {seed}: mlir-opt-22 rejects the output:\n{}\n{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
