@@ -1227,3 +1227,38 @@ impl fmt::Display for KernelReport {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse() {
+        let o = MergeSharedOptions::parse("alignment=32 capacity=1000,planner=exact barriers=min")
+            .unwrap();
+        assert_eq!(o.alignment, 32);
+        assert_eq!(o.capacity, 1000);
+        assert_eq!(o.planner, Algorithm::Exact);
+        assert_eq!(o.barriers, BarrierMode::Min);
+        assert_eq!(
+            MergeSharedOptions::parse("{arch=sm_90}").unwrap().capacity,
+            227 * 1024
+        );
+        assert_eq!(
+            MergeSharedOptions::parse("").unwrap(),
+            MergeSharedOptions::default()
+        );
+        assert!(matches!(
+            MergeSharedOptions::parse("alignment=3"),
+            Err(SharedOptionsError::BadValue { .. })
+        ));
+        assert!(matches!(
+            MergeSharedOptions::parse("arch=sm_70"),
+            Err(SharedOptionsError::BadValue { .. })
+        ));
+        assert!(matches!(
+            MergeSharedOptions::parse("nope=1"),
+            Err(SharedOptionsError::UnknownKey(_))
+        ));
+    }
+}
