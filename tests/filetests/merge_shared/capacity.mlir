@@ -150,3 +150,33 @@ module attributes {gpu.container_module} {
 // CHECK: memref.extract_aligned_pointer_as_index %a
 // CHECK: remark: merge-shared-memory: @escape: 2 buffers, 768 B before, 512 B after (arena 256 B, lower bound 256 B), 0 barriers added
 // CHECK-NEXT: remark: merge-shared-memory: @escape: %a left alone: its address is taken by `memref.extract_aligned_pointer_as_index`
+
+// -----
+
+// Workgroup memory spelled two ways in one kernel (`#gpu.address_space<workgroup>` and `3`, as
+// NVVM lowering writes it): one arena in the first buffer's spelling; the other buffer's view
+// is cast back to its own type with memref.memory_space_cast.
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @spellings(%f: f32, %out: memref<256xf32>)
+        workgroup(%a : memref<64xf32, #gpu.address_space<workgroup>>, %b : memref<64xf32, 3>) kernel {
+      %c0 = arith.constant 0 : index
+      %t = gpu.thread_id x
+      memref.store %f, %a[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %x = memref.load %a[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      memref.store %x, %b[%t] : memref<64xf32, 3>
+      gpu.barrier
+      %y = memref.load %b[%c0] : memref<64xf32, 3>
+      memref.store %y, %out[%t] : memref<256xf32>
+      gpu.return
+    }
+  }
+}
+// CHECK: workgroup(%smem : memref<256xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK-NEXT: %smem_off0 = arith.constant 0 : index
+// CHECK-NEXT: %a = memref.view %smem[%smem_off0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: [[V:%[0-9a-z_]+]] = memref.view %smem[%smem_off0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %b = memref.memory_space_cast [[V]] : memref<64xf32, #gpu.address_space<workgroup>> to memref<64xf32, 3>
+// CHECK: remark: merge-shared-memory: @spellings: 2 buffers, 512 B before, 256 B after (arena 256 B, lower bound 256 B), 0 barriers added

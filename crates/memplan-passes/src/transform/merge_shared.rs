@@ -34,7 +34,8 @@
 //! Mutate second: the arena is a new first workgroup attribution (`{llvm.align = N}` on a
 //! `gpu.func`) of type `memref<Pxi8, space>`, one `arith.constant` per offset at the top of
 //! the body, one `memref.view` per buffer (an attribution's at the top, an alloc's in its
-//! place), the old attributions and allocs and their `memref.dealloc`s removed, and the
+//! place; a `memref.memory_space_cast` back when the buffer spells workgroup memory differently
+//! from the arena), the old attributions and allocs and their `memref.dealloc`s removed, and the
 //! barriers inserted.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -454,20 +455,6 @@ fn collect_kernels(m: &Module) -> Vec<Kernel> {
                     name,
                 }),
                 Err(why) => k.left_alone.push((v, name, why)),
-            }
-        }
-        // One arena per kernel: buffers written with another memory-space attribute than
-        // the first stay (a memref.view keeps its source's memory space).
-        if let Some(first) = k.bufs.first().map(|b| b.space.clone()) {
-            let (keep, other): (Vec<Buf>, Vec<Buf>) =
-                k.bufs.drain(..).partition(|b| b.space == first);
-            k.bufs = keep;
-            for b in other {
-                k.left_alone.push((
-                    b.value,
-                    b.name,
-                    "its memory-space attribute is written differently from the arena's".into(),
-                ));
             }
         }
         if k.bufs.is_empty() && k.left_alone.is_empty() && !k.dynamic {
@@ -1108,12 +1095,11 @@ fn rewrite(m: &mut Module, k: &Kernel, d: &Decision) {
         .map(|b| b.align)
         .max()
         .unwrap_or(1);
-    let space = merged[0].space.clone();
     let arena_ty = Type::new(TypeKind::MemRef {
         shape: vec![arena_bytes as i64],
         elem: Type::int(8),
         layout: None,
-        memory_space: space,
+        memory_space: merged[0].space.clone(),
     });
     // The arena is the first workgroup attribution, so it is declared first (and, in a
     // gpu.launch, where no `llvm.align` can be written, sits at the start of shared memory).
@@ -1136,23 +1122,51 @@ fn rewrite(m: &mut Module, k: &Kernel, d: &Decision) {
         consts.insert(off, v);
     }
     let mut erased_args: Vec<ValueId> = Vec::new();
-    let mut alloc_views: Vec<(OpId, OpId)> = Vec::new();
+    let mut alloc_views: Vec<(OpId, Vec<OpId>)> = Vec::new();
+    let arena_space = merged[0].space.clone();
     for (x, b) in merged.iter().enumerate() {
         let ty = m.value_type(b.value).clone();
+        // A buffer whose workgroup space is spelled differently (`3` vs
+        // `#gpu.address_space<workgroup>`) gets a view in the arena's spelling and a
+        // `memref.memory_space_cast` back to its own type (a view keeps its source's space).
+        let view_ty = match ty.kind() {
+            TypeKind::MemRef {
+                shape,
+                elem,
+                layout,
+                memory_space,
+            } if *memory_space != arena_space => Some(Type::new(TypeKind::MemRef {
+                shape: shape.clone(),
+                elem: elem.clone(),
+                layout: layout.clone(),
+                memory_space: arena_space.clone(),
+            })),
+            _ => None,
+        };
         let mut st = OperationState::new("memref.view");
         st.operands = vec![arena, consts[&d.plan.offsets[x]]];
-        st.result_types.push(ty);
+        st.result_types
+            .push(view_ty.clone().unwrap_or_else(|| ty.clone()));
         if let Some(a) = b.alloc {
             st.loc = m.op(a).loc().clone();
         }
         let view = m.create_op(st);
-        let nv = m.result(view, 0);
+        let mut ops = vec![view];
+        let mut nv = m.result(view, 0);
+        if view_ty.is_some() {
+            let mut st = OperationState::new("memref.memory_space_cast");
+            st.operands = vec![nv];
+            st.result_types.push(ty);
+            let cast = m.create_op(st);
+            ops.push(cast);
+            nv = m.result(cast, 0);
+        }
         let hint = m.name_hint(b.value).map(str::to_string);
         m.set_name_hint(nv, hint.as_deref());
         match b.alloc {
-            Some(a) => alloc_views.push((a, view)),
+            Some(a) => alloc_views.push((a, ops)),
             None => {
-                new_ops.push(view);
+                new_ops.extend(ops);
                 erased_args.push(b.value);
             }
         }
@@ -1164,8 +1178,10 @@ fn rewrite(m: &mut Module, k: &Kernel, d: &Decision) {
             None => m.append_op(k.entry, o),
         }
     }
-    for (a, view) in alloc_views {
-        m.insert_before(a, view);
+    for (a, ops) in alloc_views {
+        for o in ops {
+            m.insert_before(a, o);
+        }
         m.erase_op(a);
     }
     for &op in &d.deallocs {
