@@ -334,7 +334,14 @@ fn count_accesses(m: &Module, root: OpId) -> usize {
         .count()
 }
 
-fn check_output(src: &str, out: &Module, report: &MergeSharedReport) -> Result<(), String> {
+/// `exact`: the plan came from the exact planner, so a peak above the lower bound must be
+/// proven optimal.
+fn check_output(
+    src: &str,
+    out: &Module,
+    report: &MergeSharedReport,
+    exact: bool,
+) -> Result<(), String> {
     let m = out;
     let func = m
         .walk_ops(m.top)
@@ -472,7 +479,7 @@ fn check_output(src: &str, out: &Module, report: &MergeSharedReport) -> Result<(
             k.arena_bytes
         ));
     }
-    if k.unshareable_pairs == 0 && k.arena_bytes != k.lower_bound && !k.plan.optimal {
+    if exact && k.unshareable_pairs == 0 && k.arena_bytes != k.lower_bound && !k.plan.optimal {
         return Err(format!(
             "arena {} B above the lower bound {} B although every pair may share",
             k.arena_bytes, k.lower_bound
@@ -492,18 +499,26 @@ fn random_kernels_are_race_free() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let reg = Registry::with_all_dialects();
-    let opts = MergeSharedOptions {
+    let exact = MergeSharedOptions {
         planner: memplan_core::Algorithm::Exact,
         ..MergeSharedOptions::default()
     };
+    let default = MergeSharedOptions::default();
     let (mut shared, mut barriers, mut at_bound) = (0, 0, 0);
     for seed in first..first + n {
+        // Even seeds: the exact planner (bytes must reach the bound where barriers allow);
+        // odd seeds: the default planner, which picks the plan needing the fewest barriers.
+        let (opts, is_exact) = if seed % 2 == 0 {
+            (&exact, true)
+        } else {
+            (&default, false)
+        };
         let src = generate(seed);
         let mut m = parse_module(&src, &reg, ParseOptions::default()).unwrap_or_else(|e| {
             panic!("seed {seed}: generator wrote bad IR: {}\n{src}", e.message)
         });
         verify(&m, &reg).unwrap_or_else(|e| panic!("seed {seed}: {}\n{src}", e.message));
-        let report = merge_shared_memory(&mut m, &opts)
+        let report = merge_shared_memory(&mut m, opts)
             .unwrap_or_else(|e| panic!("seed {seed}: the pass failed: {e}\n{src}"));
         verify(&m, &reg)
             .unwrap_or_else(|e| panic!("seed {seed}: output fails verify: {}", e.message));
@@ -511,7 +526,7 @@ fn random_kernels_are_race_free() {
         let out = parse_module(&text, &reg, ParseOptions::default()).unwrap_or_else(|e| {
             panic!("seed {seed}: output does not parse: {}\n{text}", e.message)
         });
-        if let Err(e) = check_output(&src, &out, &report) {
+        if let Err(e) = check_output(&src, &out, &report, is_exact) {
             panic!("seed {seed}: {e}\n--- input\n{src}\n--- output\n{text}");
         }
         let k = &report.kernels[0];
@@ -557,7 +572,7 @@ fn checker_rejects_bad_merges() {
         "  memref.store %v, %b0[%c0] : memref<4xf32, {WG}>\n  memref.store %v, %b1[%c0] : memref<4xf32, {WG}>"
     ));
     let out = parse_module(&race, &reg, ParseOptions::default()).unwrap();
-    let e = check_output(&src, &out, &report).unwrap_err();
+    let e = check_output(&src, &out, &report, false).unwrap_err();
     assert!(e.contains("same") || e.contains("epoch"), "{e}");
     let interleave = bad(&format!(
         "  memref.store %v, %b0[%c0] : memref<4xf32, {WG}>\n  gpu.barrier\n  memref.store %v, %b1[%c0] : memref<4xf32, {WG}>\n  gpu.barrier\n  memref.store %v, %b0[%c0] : memref<4xf32, {WG}>"
@@ -567,7 +582,7 @@ fn checker_rejects_bad_merges() {
         &format!("  memref.store %v, %b0[%c0] : memref<4xf32, {WG}>\n  gpu.return"),
     );
     let out = parse_module(&interleave, &reg, ParseOptions::default()).unwrap();
-    let e = check_output(&src3, &out, &report).unwrap_err();
+    let e = check_output(&src3, &out, &report, false).unwrap_err();
     assert!(e.contains("interleave"), "{e}");
 }
 
@@ -611,7 +626,7 @@ fn loop_carried_buffers_do_not_share() {
     let report = merge_shared_memory(&mut m, &MergeSharedOptions::default()).unwrap();
     let text = memplan_ir::print_module(&m, &reg, memplan_ir::PrintOptions::default());
     let out = parse_module(&text, &reg, ParseOptions::default()).unwrap();
-    check_output(&src, &out, &report).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    check_output(&src, &out, &report, false).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(report.kernels[0].arena_bytes, 32, "{text}");
 }
 

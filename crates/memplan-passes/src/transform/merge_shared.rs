@@ -887,7 +887,72 @@ fn decide(
         }
     }
     let problem = problem_of(&live);
-    let p = plan_problem(&problem, opts).map_err(internal)?;
+    // Barriers a plan needs: windows of kernel-level positions (one per byte-sharing pair not
+    // separated yet), stabbed greedily by right end (optimal for intervals).
+    let bytes_of = |i: usize| k.bufs[keep[i]].bytes;
+    let barriers_for = |p: &Plan| -> Result<Vec<usize>, String> {
+        let shares = |i: usize, j: usize| {
+            let (a, b) = (p.offsets[i], p.offsets[j]);
+            a < b + bytes_of(j) && b < a + bytes_of(i)
+        };
+        let mut windows: Vec<(usize, usize)> = Vec::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                if !accessed[i] || !accessed[j] || !shares(i, j) || sep[i][j] {
+                    continue;
+                }
+                let (e, l) = if original[i].0 <= original[j].0 {
+                    (i, j)
+                } else {
+                    (j, i)
+                };
+                match (tops[e], tops[l]) {
+                    (Some(a), Some(b)) if a.1 < b.0 => windows.push((a.1 + 1, b.0)),
+                    _ => {
+                        return Err(format!(
+                            "{} and {} share bytes but no barrier can separate them",
+                            k.bufs[keep[i]].name, k.bufs[keep[j]].name
+                        ))
+                    }
+                }
+            }
+        }
+        windows.sort_by_key(|&(a, b)| (b, a));
+        let mut barriers: Vec<usize> = Vec::new();
+        for (lo, hi) in windows {
+            if barriers.last().is_some_and(|&b| b >= lo) {
+                continue;
+            }
+            barriers.push(hi);
+        }
+        Ok(barriers)
+    };
+    let mut p = plan_problem(&problem, opts).map_err(internal)?;
+    let mut barriers = barriers_for(&p).map_err(internal)?;
+    // With the default planner, among the plans of the smallest peak the one needing the
+    // fewest barriers wins (the heuristics often tie on bytes but differ in what they overlap).
+    if opts.planner == Algorithm::Portfolio && !barriers.is_empty() {
+        for alg in Algorithm::ALL {
+            if matches!(
+                alg,
+                Algorithm::Portfolio | Algorithm::Exact | Algorithm::Naive
+            ) {
+                continue;
+            }
+            let Ok(q) = plan(&problem, &Options::with_algorithm(alg)) else {
+                continue;
+            };
+            if q.peak() > p.peak() || check(&problem, &q).is_err() {
+                continue;
+            }
+            if let Ok(b) = barriers_for(&q) {
+                if b.len() < barriers.len() {
+                    p = q;
+                    barriers = b;
+                }
+            }
+        }
+    }
     let arena = p.peak();
     let need = arena + left_bytes;
     if need > opts.capacity {
@@ -898,41 +963,10 @@ fn decide(
             span: m.op(k.op).span,
         });
     }
-    // Barriers: windows of kernel-level positions, stabbed greedily by right end.
     let shares = |i: usize, j: usize| {
         let (a, b) = (p.offsets[i], p.offsets[j]);
-        a < b + k.bufs[keep[j]].bytes && b < a + k.bufs[keep[i]].bytes
+        a < b + bytes_of(j) && b < a + bytes_of(i)
     };
-    let mut windows: Vec<(usize, usize)> = Vec::new();
-    for i in 0..n {
-        for j in i + 1..n {
-            if !accessed[i] || !accessed[j] || !shares(i, j) || sep[i][j] {
-                continue;
-            }
-            let (e, l) = if original[i].0 <= original[j].0 {
-                (i, j)
-            } else {
-                (j, i)
-            };
-            match (tops[e], tops[l]) {
-                (Some(a), Some(b)) if a.1 < b.0 => windows.push((a.1 + 1, b.0)),
-                _ => {
-                    return Err(internal(format!(
-                        "{} and {} share bytes but no barrier can separate them",
-                        k.bufs[keep[i]].name, k.bufs[keep[j]].name
-                    )))
-                }
-            }
-        }
-    }
-    windows.sort_by_key(|&(a, b)| (b, a));
-    let mut barriers: Vec<usize> = Vec::new();
-    for (lo, hi) in windows {
-        if barriers.last().is_some_and(|&b| b >= lo) {
-            continue;
-        }
-        barriers.push(hi);
-    }
     // Re-check with the new barriers before changing anything.
     let g2 = Cfg::build(m, k.entry, &barriers.iter().copied().collect());
     let sep2 = separation(&g2, &accesses);
