@@ -28,8 +28,10 @@
 //!   Over the capacity: an error naming the kernel, its need and the capacity.
 //! - *Fewest barriers*: each byte-sharing pair not separated yet needs a barrier in a window
 //!   of kernel-level positions; the minimum set of points stabbing all windows is found
-//!   greedily (by right end, which is optimal for intervals). The result is re-checked on
-//!   the CFG with the new barriers before anything changes.
+//!   greedily (by right end, which is optimal for intervals). With the default planner, the
+//!   plans of every heuristic that reach the smallest peak compete, and the one needing the
+//!   fewest barriers wins. The result is re-checked on the CFG with the new barriers before
+//!   anything changes.
 //!
 //! Mutate second: the arena is a new first workgroup attribution (`{llvm.align = N}` on a
 //! `gpu.func`) of type `memref<Pxi8, space>`, one `arith.constant` per offset at the top of
