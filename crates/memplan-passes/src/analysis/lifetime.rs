@@ -892,7 +892,7 @@ fn is_const_false(m: &Module, v: ValueId) -> bool {
 }
 
 /// True when `op` may run its regions more than once or in parallel instances.
-fn repeats(m: &Module, op: OpId) -> bool {
+pub fn repeats(m: &Module, op: OpId) -> bool {
     !NON_REPEATING_OPS.contains(&m.op(op).name.as_str())
         || m.regions(op).iter().any(|&r| m.region_blocks(r).len() > 1)
 }
