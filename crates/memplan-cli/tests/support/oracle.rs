@@ -76,7 +76,7 @@ fn shared_lib(name: &str) -> PathBuf {
 
 /// Seconds each oracle step may take (env `ORACLE_TIMEOUT`, default 20).
 fn timeout_s() -> String {
-    std::env::var("ORACLE_TIMEOUT").unwrap_or_else(|_| "20".into())
+    std::env::var("ORACLE_TIMEOUT").unwrap_or_else(|_| "60".into())
 }
 
 /// Runs `mlir-opt-22 FILE` (parse + verify); `Err` carries its diagnostics.
