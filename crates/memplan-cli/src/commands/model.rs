@@ -1,0 +1,220 @@
+//! `memplan model`: read a dataflow graph (the benchmarks' graph JSON),
+//! choose an execution order with a memory-aware scheduler
+//! ([`memplan_sched`]), place the buffers for that order with a
+//! memplan-core planner, re-check order and offsets with the independent
+//! checker, and report the peak with a lower bound valid over all orders.
+//! Exit codes: 0 success, 1 a result failing the check, 2 bad input.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use memplan_core::Algorithm;
+use memplan_sched::{check, place, schedule, Graph, ScheduleOptions, Scheduler};
+use serde::Serialize;
+
+use crate::commands::plan::{options_for, parse_algorithm, parse_seconds};
+use crate::diag;
+
+const HELP: &str = "\
+Input: the graph JSON of benchmarks/onnx/graphs/*.json and benchmarks/graphs/*.json:
+  {\"buffers\": [{\"id\", \"size\", \"producer\" (node id or null for a graph input),
+                \"consumers\", \"graph_input\", \"graph_output\", ...}],
+   \"nodes\": [{\"id\", \"op\", \"inputs\", \"outputs\", \"preds\", \"name\"}],
+   \"order\": [node ids]}
+A buffer lives from its producer's step (0 for a graph input) to its last
+consumer's step inclusive; graph outputs to the last step.
+
+Schedulers: given (the file's order), lpmf, bfs, dfs (PyTorch Inductor),
+list, xla-dfs, postorder (XLA), best (lowest peak of those), exact (branch
+and bound from best; anytime under --time-limit, default 10 s).
+
+Output (-o RESULT.json): order, offsets (buffer id -> byte offset, every
+buffer of non-zero size), peak (arena bytes), schedule_peak (max-load of the
+order), schedule_lower_bound (valid over all orders), proved (peak equals
+that bound).
+
+Exit status: 0 success, 1 a result failing the independent check, 2 bad input.";
+
+/// Arguments of `memplan model`.
+#[derive(clap::Args)]
+#[command(after_long_help = HELP)]
+pub struct ModelArgs {
+    /// The graph file (.json).
+    #[arg(value_name = "GRAPH.json")]
+    pub input: PathBuf,
+    /// The scheduler choosing the execution order.
+    #[arg(long, value_name = "NAME", default_value = "exact", value_parser = parse_scheduler)]
+    pub schedule: Scheduler,
+    /// The planner placing the buffers for that order.
+    #[arg(long, value_name = "NAME", default_value = "portfolio", value_parser = parse_algorithm)]
+    pub algo: Algorithm,
+    /// Wall-clock limit of the exact scheduler (default 10 s) and of a searching planner.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub time_limit: Option<Duration>,
+    /// Node budget of the exact scheduler (deterministic, unlike --time-limit).
+    #[arg(long, value_name = "N")]
+    pub node_limit: Option<u64>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Write order and offsets here (JSON; `-` for stdout).
+    #[arg(short, long, value_name = "RESULT.json")]
+    pub output: Option<PathBuf>,
+}
+
+fn parse_scheduler(name: &str) -> Result<Scheduler, String> {
+    Scheduler::from_name(name).ok_or_else(|| {
+        format!(
+            "unknown scheduler `{name}`; valid names: {}",
+            Scheduler::all_names()
+        )
+    })
+}
+
+#[derive(Serialize)]
+struct Summary {
+    peak: u64,
+    schedule_lower_bound: u64,
+    proved: bool,
+    scheduler: &'static str,
+    algorithm: String,
+    seconds: f64,
+    schedule_peak: u64,
+    schedule_proved: bool,
+    nodes: usize,
+    buffers: usize,
+}
+
+#[derive(Serialize)]
+struct ResultFile<'a> {
+    graph: String,
+    scheduler: &'static str,
+    algorithm: &'a str,
+    peak: u64,
+    schedule_peak: u64,
+    schedule_lower_bound: u64,
+    proved: bool,
+    order: &'a [usize],
+    offsets: BTreeMap<usize, u64>,
+}
+
+/// Runs `memplan model`.
+pub fn run(args: ModelArgs) -> ExitCode {
+    match model(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => ExitCode::from(code),
+    }
+}
+
+fn model(args: &ModelArgs) -> Result<(), u8> {
+    let path = args.input.display().to_string();
+    let text = std::fs::read_to_string(&args.input).map_err(|e| {
+        diag::error(format!("{path}: cannot read: {e}"));
+        2u8
+    })?;
+    let graph = Graph::from_json(&text).map_err(|e| {
+        diag::error(format!("{path}: {e}"));
+        2u8
+    })?;
+    let start = Instant::now();
+    let sopts = ScheduleOptions {
+        time_limit: Some(args.time_limit.unwrap_or(Duration::from_secs(10))),
+        node_limit: args.node_limit,
+    };
+    let sched = schedule(&graph, args.schedule, &sopts);
+    let popts = options_for(args.algo, args.time_limit, None);
+    let placement = place(&graph, &sched.order, &popts).map_err(|e| {
+        diag::error(format!("{path}: placement failed: {e}"));
+        1u8
+    })?;
+    let seconds = start.elapsed().as_secs_f64();
+    let (max_load, arena) = check::check_schedule_plan(
+        &graph,
+        &sched.order,
+        &placement.offsets,
+        Some(placement.peak),
+    )
+    .map_err(|e| {
+        diag::error(format!("{path}: the result fails the check: {e}"));
+        1u8
+    })?;
+    if max_load != sched.peak || arena < sched.lower_bound {
+        diag::error(format!(
+            "{path}: the checker's max-load {max_load} disagrees with the scheduler's {}",
+            sched.peak
+        ));
+        return Err(1);
+    }
+    let summary = Summary {
+        peak: arena,
+        schedule_lower_bound: sched.lower_bound,
+        proved: arena == sched.lower_bound,
+        scheduler: args.schedule.name(),
+        algorithm: placement.algorithm.clone(),
+        seconds,
+        schedule_peak: sched.peak,
+        schedule_proved: sched.proved,
+        nodes: graph.len(),
+        buffers: graph.buffers.len(),
+    };
+    if let Some(out) = &args.output {
+        let offsets = placement
+            .offsets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| o.map(|o| (i, o)))
+            .collect();
+        let file = ResultFile {
+            graph: path.clone(),
+            scheduler: args.schedule.name(),
+            algorithm: &placement.algorithm,
+            peak: arena,
+            schedule_peak: sched.peak,
+            schedule_lower_bound: sched.lower_bound,
+            proved: summary.proved,
+            order: &sched.order,
+            offsets,
+        };
+        let mut text = serde_json::to_string_pretty(&file).expect("serialisable");
+        text.push('\n');
+        if out.as_os_str() == "-" {
+            print!("{text}");
+        } else if let Err(e) = std::fs::write(out, text) {
+            diag::error(format!("{}: cannot write: {e}", out.display()));
+            return Err(2);
+        }
+    }
+    let to_stdout = args.output.as_ref().is_some_and(|o| o.as_os_str() == "-");
+    let report = if args.json {
+        serde_json::to_string(&summary).expect("serialisable")
+    } else {
+        let gap = if summary.schedule_lower_bound == 0 {
+            0.0
+        } else {
+            100.0 * (arena as f64 / summary.schedule_lower_bound as f64 - 1.0)
+        };
+        format!(
+            "{path}: {} nodes, {} buffers\nscheduler {} (order peak {}{}), placement {}\npeak {arena} bytes, lower bound over all orders {} ({}, gap {gap:.3}%), {seconds:.3} s",
+            summary.nodes,
+            summary.buffers,
+            summary.scheduler,
+            summary.schedule_peak,
+            if args.schedule == Scheduler::Best || args.schedule == Scheduler::Exact {
+                format!(", from {}", sched.winner.name())
+            } else {
+                String::new()
+            },
+            summary.algorithm,
+            summary.schedule_lower_bound,
+            if summary.proved { "proved optimal" } else { "not proved" },
+        )
+    };
+    if to_stdout {
+        eprintln!("{report}");
+    } else {
+        println!("{report}");
+    }
+    Ok(())
+}

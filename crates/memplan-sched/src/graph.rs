@@ -1,0 +1,403 @@
+//! The dataflow graph of activation buffers, read from the graph JSON of
+//! `benchmarks/onnx/graphs/*.json` and `benchmarks/graphs/*.json`.
+//!
+//! Memory model (the benchmarks' README): a buffer is live from its
+//! producer's step (step 0 for a graph input) to the step of its last
+//! consumer, inclusive; a graph output lives to the last step; a buffer
+//! nobody reads lives at its producer's step only. Views are already folded
+//! into the buffers they alias (a consumer of a view is a consumer of the
+//! buffer), so the graph needs no view handling of its own.
+
+use serde::Deserialize;
+
+/// One activation buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    /// Bytes (0 is allowed: such a buffer is never placed).
+    pub size: u64,
+    /// The node that creates it; `None` for a graph input (live from step 0).
+    pub producer: Option<usize>,
+    /// Every node that reads it, directly or through a view; sorted, no duplicates.
+    pub consumers: Vec<usize>,
+    /// Lives to the last step.
+    pub graph_output: bool,
+    /// The tensor name (for messages).
+    pub tensor: String,
+}
+
+/// One schedule node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// Operator name.
+    pub op: String,
+    /// Node name (the XLA DFS scheduler breaks ties by it).
+    pub name: String,
+    /// Nodes this one must follow, in file order, no duplicates.
+    pub preds: Vec<usize>,
+    /// Buffers this node creates.
+    pub outputs: Vec<usize>,
+}
+
+/// A dataflow graph: nodes, buffers, precedence and the file's own order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Graph {
+    /// Nodes, indexed by id.
+    pub nodes: Vec<Node>,
+    /// Buffers, indexed by id.
+    pub buffers: Vec<Buffer>,
+    /// The order given in the file (a topological order).
+    pub given_order: Vec<usize>,
+    /// For each node, the buffers it reads (derived from `consumers`), sorted.
+    pub reads: Vec<Vec<usize>>,
+    /// For each node, the nodes that must follow it (inverse of `preds`), sorted.
+    pub succs: Vec<Vec<usize>>,
+    /// The checksum peak of the given order stored in the file, if any.
+    pub stated_peak: Option<u64>,
+}
+
+/// Why a graph file was rejected. `at` names the place (a JSON path or `line:column`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: {message}")]
+pub struct GraphError {
+    /// Where: `line L, column C` for syntax errors, a JSON path such as `nodes[3].preds[1]` otherwise.
+    pub at: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn err(at: impl Into<String>, message: impl Into<String>) -> GraphError {
+    GraphError {
+        at: at.into(),
+        message: message.into(),
+    }
+}
+
+#[derive(Deserialize)]
+struct RawBuffer {
+    id: usize,
+    size: u64,
+    producer: Option<usize>,
+    #[serde(default)]
+    consumers: Vec<usize>,
+    #[serde(default)]
+    tensor: Option<String>,
+    #[serde(default)]
+    graph_input: bool,
+    #[serde(default)]
+    graph_output: bool,
+}
+
+#[derive(Deserialize)]
+struct RawNode {
+    id: usize,
+    #[serde(default)]
+    op: Option<String>,
+    #[serde(default)]
+    inputs: Vec<usize>,
+    #[serde(default)]
+    outputs: Vec<usize>,
+    #[serde(default)]
+    preds: Vec<usize>,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawGraph {
+    buffers: Vec<RawBuffer>,
+    nodes: Vec<RawNode>,
+    #[serde(default)]
+    order: Option<Vec<usize>>,
+    #[serde(default)]
+    onnx_order_peak: Option<u64>,
+    #[serde(default)]
+    given_order_peak: Option<u64>,
+}
+
+impl Graph {
+    /// Parses and validates the graph JSON.
+    pub fn from_json(text: &str) -> Result<Graph, GraphError> {
+        let raw: RawGraph = serde_json::from_str(text).map_err(|e| {
+            err(
+                format!("line {}, column {}", e.line(), e.column()),
+                e.to_string()
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            )
+        })?;
+        let n = raw.nodes.len();
+        let nb = raw.buffers.len();
+        let mut nodes = Vec::with_capacity(n);
+        for (i, rn) in raw.nodes.iter().enumerate() {
+            if rn.id != i {
+                return Err(err(
+                    format!("nodes[{i}].id"),
+                    format!("node ids must be 0..{n} in order, found {}", rn.id),
+                ));
+            }
+            let mut preds = Vec::new();
+            for (k, &p) in rn.preds.iter().enumerate() {
+                if p >= n {
+                    return Err(err(
+                        format!("nodes[{i}].preds[{k}]"),
+                        format!("node {p} does not exist ({n} nodes)"),
+                    ));
+                }
+                if p == i {
+                    return Err(err(
+                        format!("nodes[{i}].preds[{k}]"),
+                        "a node cannot precede itself",
+                    ));
+                }
+                if !preds.contains(&p) {
+                    preds.push(p);
+                }
+            }
+            for (k, &b) in rn.inputs.iter().chain(&rn.outputs).enumerate() {
+                if b >= nb {
+                    let field = if k < rn.inputs.len() {
+                        format!("nodes[{i}].inputs[{k}]")
+                    } else {
+                        format!("nodes[{i}].outputs[{}]", k - rn.inputs.len())
+                    };
+                    return Err(err(
+                        field,
+                        format!("buffer {b} does not exist ({nb} buffers)"),
+                    ));
+                }
+            }
+            nodes.push(Node {
+                op: rn.op.clone().unwrap_or_default(),
+                name: rn.name.clone().unwrap_or_else(|| format!("n{i}")),
+                preds,
+                outputs: Vec::new(),
+            });
+        }
+        let mut buffers = Vec::with_capacity(nb);
+        let mut reads = vec![Vec::new(); n];
+        for (i, rb) in raw.buffers.iter().enumerate() {
+            if rb.id != i {
+                return Err(err(
+                    format!("buffers[{i}].id"),
+                    format!("buffer ids must be 0..{nb} in order, found {}", rb.id),
+                ));
+            }
+            match rb.producer {
+                Some(p) if p >= n => {
+                    return Err(err(
+                        format!("buffers[{i}].producer"),
+                        format!("node {p} does not exist ({n} nodes)"),
+                    ))
+                }
+                Some(p) => {
+                    if rb.graph_input {
+                        return Err(err(
+                            format!("buffers[{i}]"),
+                            "a graph input cannot have a producer",
+                        ));
+                    }
+                    nodes[p].outputs.push(i);
+                }
+                None => {}
+            }
+            let mut consumers = rb.consumers.clone();
+            for (k, &c) in rb.consumers.iter().enumerate() {
+                if c >= n {
+                    return Err(err(
+                        format!("buffers[{i}].consumers[{k}]"),
+                        format!("node {c} does not exist ({n} nodes)"),
+                    ));
+                }
+                if Some(c) == rb.producer {
+                    return Err(err(
+                        format!("buffers[{i}].consumers[{k}]"),
+                        format!("node {c} both produces and reads this buffer"),
+                    ));
+                }
+            }
+            consumers.sort_unstable();
+            consumers.dedup();
+            for &c in &consumers {
+                reads[c].push(i);
+            }
+            buffers.push(Buffer {
+                size: rb.size,
+                producer: rb.producer,
+                consumers,
+                graph_output: rb.graph_output,
+                tensor: rb.tensor.clone().unwrap_or_else(|| format!("b{i}")),
+            });
+        }
+        // Every declared node output must name this node as its producer.
+        for (i, rn) in raw.nodes.iter().enumerate() {
+            for (k, &b) in rn.outputs.iter().enumerate() {
+                if buffers[b].producer != Some(i) {
+                    return Err(err(
+                        format!("nodes[{i}].outputs[{k}]"),
+                        format!(
+                            "buffer {b} names producer {:?}, not node {i}",
+                            buffers[b].producer
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut succs = vec![Vec::new(); n];
+        for (v, node) in nodes.iter().enumerate() {
+            for &p in &node.preds {
+                succs[p].push(v);
+            }
+        }
+        for s in &mut succs {
+            s.sort_unstable();
+        }
+        let mut graph = Graph {
+            nodes,
+            buffers,
+            given_order: Vec::new(),
+            reads,
+            succs,
+            stated_peak: raw.onnx_order_peak.or(raw.given_order_peak),
+        };
+        // Data edges imply precedence too: a consumer must follow the producer.
+        graph.add_data_edges();
+        let order = raw.order.unwrap_or_else(|| (0..n).collect());
+        if let Err(e) = crate::check::check_order(&graph, &order) {
+            return Err(err("order", e.to_string()));
+        }
+        if graph.topological_order().is_none() {
+            return Err(err("nodes", "the precedence graph has a cycle"));
+        }
+        graph.given_order = order;
+        Ok(graph)
+    }
+
+    /// Adds `producer -> consumer` to `preds` where the file left it implicit.
+    fn add_data_edges(&mut self) {
+        for b in 0..self.buffers.len() {
+            if let Some(p) = self.buffers[b].producer {
+                for k in 0..self.buffers[b].consumers.len() {
+                    let c = self.buffers[b].consumers[k];
+                    if !self.nodes[c].preds.contains(&p) {
+                        self.nodes[c].preds.push(p);
+                        self.succs[p].push(c);
+                        self.succs[p].sort_unstable();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Builds a graph directly (tests, generators); `order` defaults to `0..n`.
+    /// `buffers` are `(size, producer, consumers, graph_output)`; `preds` per node.
+    pub fn from_parts(
+        preds: Vec<Vec<usize>>,
+        buffers: Vec<(u64, Option<usize>, Vec<usize>, bool)>,
+    ) -> Result<Graph, GraphError> {
+        let nodes: Vec<serde_json::Value> = preds
+            .iter()
+            .enumerate()
+            .map(|(i, p)| serde_json::json!({"id": i, "preds": p}))
+            .collect();
+        let bufs: Vec<serde_json::Value> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, (size, prod, cons, out))| {
+                serde_json::json!({"id": i, "size": size, "producer": prod,
+                    "consumers": cons, "graph_input": prod.is_none(), "graph_output": out})
+            })
+            .collect();
+        let doc = serde_json::json!({"nodes": nodes, "buffers": bufs});
+        Graph::from_json(&doc.to_string())
+    }
+
+    /// Number of schedule nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when the graph has no node.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Some topological order (Kahn, smallest id first), or `None` on a cycle.
+    pub fn topological_order(&self) -> Option<Vec<usize>> {
+        let n = self.len();
+        let mut indeg: Vec<usize> = self.nodes.iter().map(|v| v.preds.len()).collect();
+        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
+            .filter(|&v| indeg[v] == 0)
+            .map(std::cmp::Reverse)
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(std::cmp::Reverse(v)) = ready.pop() {
+            order.push(v);
+            for &s in &self.succs[v] {
+                indeg[s] -= 1;
+                if indeg[s] == 0 {
+                    ready.push(std::cmp::Reverse(s));
+                }
+            }
+        }
+        (order.len() == n).then_some(order)
+    }
+
+    /// Bytes of the outputs of `v`.
+    pub fn out_bytes(&self, v: usize) -> u64 {
+        self.nodes[v]
+            .outputs
+            .iter()
+            .map(|&b| self.buffers[b].size)
+            .sum()
+    }
+
+    /// Bytes of the buffers `v` reads.
+    pub fn read_bytes(&self, v: usize) -> u64 {
+        self.reads[v].iter().map(|&b| self.buffers[b].size).sum()
+    }
+
+    /// Total bytes of all buffers (the no-reuse arena).
+    pub fn total_bytes(&self) -> u64 {
+        self.buffers.iter().map(|b| b.size).sum()
+    }
+
+    /// Lifetimes of every buffer under `order` (which must be a topological
+    /// order): `(first step, last step)`, both inclusive.
+    pub fn lifetimes(&self, order: &[usize]) -> Vec<(usize, usize)> {
+        let mut pos = vec![0usize; self.len()];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v] = i;
+        }
+        let last = order.len().saturating_sub(1);
+        self.buffers
+            .iter()
+            .map(|b| {
+                let start = b.producer.map_or(0, |p| pos[p]);
+                let mut end = b.consumers.iter().map(|&c| pos[c]).max().unwrap_or(start);
+                if b.graph_output {
+                    end = last;
+                }
+                (start, end.max(start))
+            })
+            .collect()
+    }
+
+    /// The peak of `order`: the largest total size of the buffers live at one step.
+    pub fn peak(&self, order: &[usize]) -> u64 {
+        let steps = order.len().max(1);
+        let mut delta = vec![0i128; steps + 1];
+        for (b, (s, e)) in self.buffers.iter().zip(self.lifetimes(order)) {
+            delta[s] += i128::from(b.size);
+            delta[e + 1] -= i128::from(b.size);
+        }
+        let mut cur = 0i128;
+        let mut best = 0i128;
+        for d in &delta[..steps] {
+            cur += d;
+            best = best.max(cur);
+        }
+        best as u64
+    }
+}
