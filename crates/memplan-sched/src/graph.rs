@@ -263,12 +263,15 @@ impl Graph {
         };
         // Data edges imply precedence too: a consumer must follow the producer.
         graph.add_data_edges();
-        let order = raw.order.unwrap_or_else(|| (0..n).collect());
-        if let Err(e) = crate::check::check_order(&graph, &order) {
-            return Err(err("order", e.to_string()));
-        }
         if graph.topological_order().is_none() {
             return Err(err("nodes", "the precedence graph has a cycle"));
+        }
+        let order = match raw.order {
+            Some(order) => order,
+            None => graph.topological_order().expect("acyclic"),
+        };
+        if let Err(e) = crate::check::check_order(&graph, &order) {
+            return Err(err("order", e.to_string()));
         }
         graph.given_order = order;
         Ok(graph)
@@ -290,7 +293,7 @@ impl Graph {
         }
     }
 
-    /// Builds a graph directly (tests, generators); `order` defaults to `0..n`.
+    /// Builds a graph directly (tests, generators); the given order is the smallest-id-first topological order.
     /// `buffers` are `(size, producer, consumers, graph_output)`; `preds` per node.
     pub fn from_parts(
         preds: Vec<Vec<usize>>,
