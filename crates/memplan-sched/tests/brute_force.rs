@@ -233,3 +233,42 @@ fn diamond_needs_the_search() {
     let r = exact::exact(&g, &ExactOptions::default());
     assert_eq!((r.peak, r.lower_bound, r.proved), (300, 300, true));
 }
+
+/// On every shared benchmark graph (when ../shared is there): the given
+/// order's peak is the file's checksum, every scheduler's order passes the
+/// checker with a placement, and `exact` is at or below `best`.
+#[test]
+fn shared_graphs() {
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/benchmarks");
+    let mut files = Vec::new();
+    for dir in ["onnx/graphs", "graphs"] {
+        if let Ok(rd) = std::fs::read_dir(base.join(dir)) {
+            for e in rd.flatten() {
+                if e.path().extension().is_some_and(|x| x == "json") {
+                    files.push(e.path());
+                }
+            }
+        }
+    }
+    files.sort();
+    assert!(!base.exists() || files.len() >= 14, "{files:?}");
+    for f in files {
+        let g = Graph::from_json(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        assert_eq!(Some(g.peak(&g.given_order)), g.stated_peak, "{f:?}");
+        let opts = ScheduleOptions {
+            time_limit: Some(std::time::Duration::from_secs(5)),
+            node_limit: None,
+        };
+        let best = schedule(&g, Scheduler::Best, &opts);
+        let ex = schedule(&g, Scheduler::Exact, &opts);
+        assert!(ex.peak <= best.peak && ex.lower_bound <= ex.peak, "{f:?}");
+        for s in Scheduler::HEURISTICS {
+            let sc = schedule(&g, s, &opts);
+            assert!(best.peak <= sc.peak);
+            let p = place(&g, &sc.order, &memplan_core::Options::default()).unwrap();
+            let (load, _) =
+                check::check_schedule_plan(&g, &sc.order, &p.offsets, Some(p.peak)).unwrap();
+            assert_eq!(load, sc.peak, "{f:?} {}", s.name());
+        }
+    }
+}
