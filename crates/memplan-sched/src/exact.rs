@@ -306,7 +306,7 @@ impl<'g> Search<'g> {
                 self.stopped = true;
             }
         }
-        if self.nodes % 256 == 0 {
+        if self.nodes.is_multiple_of(256) {
             if let Some(d) = self.deadline {
                 if Instant::now() >= d {
                     self.stopped = true;
@@ -348,10 +348,7 @@ impl<'g> Search<'g> {
                 self.best_order = self.path.clone();
             }
         } else if peak.max(self.state_bound()) < self.best_peak {
-            let fresh = match self.memo.get(&self.done) {
-                Some(&seen) if seen <= peak => false,
-                _ => true,
-            };
+            let fresh = !matches!(self.memo.get(&self.done), Some(&seen) if seen <= peak);
             if fresh {
                 if self.memo.len() < self.memo_cap || self.memo.contains_key(&self.done) {
                     self.memo.insert(self.done.clone(), peak);

@@ -100,10 +100,8 @@ pub fn bfs(g: &Graph) -> Vec<usize> {
         k
     };
     let mut heap: BinaryHeap<std::cmp::Reverse<(Vec<usize>, usize)>> = BinaryHeap::new();
-    for v in 0..n {
-        if indeg[v] == 0 {
-            heap.push(std::cmp::Reverse((key(v, &step), v)));
-        }
+    for (v, _) in indeg.iter().enumerate().filter(|(_, &d)| d == 0) {
+        heap.push(std::cmp::Reverse((key(v, &step), v)));
     }
     let mut order = Vec::with_capacity(n);
     while let Some(std::cmp::Reverse((_, v))) = heap.pop() {
@@ -207,10 +205,9 @@ pub fn xla_list(g: &Graph) -> Vec<usize> {
         entry[v] = Some((p, seq));
         seq += 1;
     };
-    for v in 0..n {
-        if indeg[v] == 0 {
-            insert(v, &uses, &mut queue, &mut entry);
-        }
+    let initial: Vec<usize> = (0..n).filter(|&v| indeg[v] == 0).collect();
+    for v in initial {
+        insert(v, &uses, &mut queue, &mut entry);
     }
     let mut order = Vec::with_capacity(n);
     while let Some((_, _, best)) = queue.pop_last() {

@@ -151,7 +151,7 @@ fn best_heuristic(g: &Graph) -> (Vec<usize>, u64, Scheduler) {
     for s in Scheduler::HEURISTICS {
         let order = heuristic_order(g, s);
         let peak = g.peak(&order);
-        if best.as_ref().map_or(true, |b| peak < b.1) {
+        if best.as_ref().is_none_or(|b| peak < b.1) {
             best = Some((order, peak, s));
         }
     }

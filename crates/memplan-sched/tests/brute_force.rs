@@ -27,7 +27,7 @@ impl Rng {
 /// ids are what a file would give), buffers produced by nodes or graph inputs,
 /// read by later nodes, some graph outputs, some zero-size, some unread.
 fn random_graph(rng: &mut Rng, n: usize) -> Graph {
-    let mut preds = vec![Vec::new(); n];
+    let mut preds = Vec::with_capacity(n);
     let mut buffers = Vec::new();
     // graph inputs
     for _ in 0..rng.below(3) {
@@ -49,11 +49,8 @@ fn random_graph(rng: &mut Rng, n: usize) -> Graph {
             buffers.push((size, Some(v), cons, rng.below(10) == 0));
         }
         // extra ordering edges without buffers
-        for p in 0..v {
-            if rng.below(4 * density) == 0 {
-                preds[v].push(p);
-            }
-        }
+        let extra: Vec<usize> = (0..v).filter(|_| rng.below(4 * density) == 0).collect();
+        preds.push(extra);
     }
     Graph::from_parts(preds, buffers).expect("generated graphs are valid")
 }
