@@ -184,3 +184,18 @@ fn bad_input_exits_2_with_the_place() {
     let o = memplan(&["model", "/nonexistent/g.json"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn no_reuse_across_branches_reports_its_cost() {
+    let v = json(&memplan(&[
+        "model",
+        &example(),
+        "--no-reuse-across-branches",
+        "--json",
+    ]));
+    let peak = v["peak"].as_u64().unwrap();
+    let normal = v["peak_with_reuse_across_branches"].as_u64().unwrap();
+    assert_eq!(normal, 114);
+    assert!(peak >= normal);
+    assert_eq!(v["proved"], false);
+}

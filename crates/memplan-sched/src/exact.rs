@@ -60,7 +60,7 @@ pub struct ExactResult {
     pub limit_reached: bool,
 }
 
-struct Bits {
+pub(crate) struct Bits {
     words: usize,
     data: Vec<u64>,
 }
@@ -76,7 +76,7 @@ impl Bits {
     fn set(&mut self, r: usize, c: usize) {
         self.data[r * self.words + c / 64] |= 1 << (c % 64);
     }
-    fn get(&self, r: usize, c: usize) -> bool {
+    pub(crate) fn get(&self, r: usize, c: usize) -> bool {
         self.data[r * self.words + c / 64] >> (c % 64) & 1 == 1
     }
     fn or_row(&mut self, dst: usize, src: usize) {
@@ -88,7 +88,7 @@ impl Bits {
 }
 
 /// Ancestors (inclusive) and descendants (inclusive) of every node.
-fn closure(g: &Graph) -> (Bits, Bits) {
+pub(crate) fn closure(g: &Graph) -> (Bits, Bits) {
     let n = g.len();
     let order = g.topological_order().expect("validated graphs are acyclic");
     let mut anc = Bits::new(n, n);

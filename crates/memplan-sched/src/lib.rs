@@ -25,12 +25,14 @@
 //! ```
 
 pub mod check;
+pub mod concurrent;
 pub mod exact;
 pub mod graph;
 pub mod heuristics;
 
 use std::time::Duration;
 
+pub use concurrent::{check_branch_safe, place_branch_safe};
 pub use exact::{must_live_bound, ExactOptions, ExactResult};
 pub use graph::{Graph, GraphError};
 

@@ -35,6 +35,10 @@ buffer of non-zero size), peak (arena bytes), schedule_peak (max-load of the
 order), schedule_lower_bound (valid over all orders), proved (peak equals
 that bound).
 
+--no-reuse-across-branches: two buffers share bytes only when every node
+touching one precedes, in the graph, the producer of the other; the summary
+then also gives the peak with reuse (the cost of the option).
+
 Exit status: 0 success, 1 a result failing the independent check, 2 bad input.";
 
 /// Arguments of `memplan model`.
@@ -56,6 +60,10 @@ pub struct ModelArgs {
     /// Node budget of the exact scheduler (deterministic, unlike --time-limit).
     #[arg(long, value_name = "N")]
     pub node_limit: Option<u64>,
+    /// Buffers of nodes on independent branches never share bytes (a runtime may run the
+    /// branches in parallel); reports the cost against the normal placement.
+    #[arg(long)]
+    pub no_reuse_across_branches: bool,
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -83,6 +91,8 @@ struct Summary {
     seconds: f64,
     schedule_peak: u64,
     schedule_proved: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak_with_reuse_across_branches: Option<u64>,
     nodes: usize,
     buffers: usize,
 }
@@ -96,6 +106,7 @@ struct ResultFile<'a> {
     schedule_peak: u64,
     schedule_lower_bound: u64,
     proved: bool,
+    reuse_across_branches: bool,
     order: &'a [usize],
     offsets: BTreeMap<usize, u64>,
 }
@@ -125,10 +136,21 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
     };
     let sched = schedule(&graph, args.schedule, &sopts);
     let popts = options_for(args.algo, args.time_limit, None);
-    let placement = place(&graph, &sched.order, &popts).map_err(|e| {
+    let mut placement = place(&graph, &sched.order, &popts).map_err(|e| {
         diag::error(format!("{path}: placement failed: {e}"));
         1u8
     })?;
+    let mut with_reuse = None;
+    if args.no_reuse_across_branches {
+        with_reuse = Some(placement.peak);
+        placement = memplan_sched::place_branch_safe(&graph);
+        if let Err(e) = memplan_sched::check_branch_safe(&graph, &placement.offsets) {
+            diag::error(format!(
+                "{path}: the result fails the concurrency check: {e}"
+            ));
+            return Err(1);
+        }
+    }
     let seconds = start.elapsed().as_secs_f64();
     let (max_load, arena) = check::check_schedule_plan(
         &graph,
@@ -150,12 +172,13 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
     let summary = Summary {
         peak: arena,
         schedule_lower_bound: sched.lower_bound,
-        proved: arena == sched.lower_bound,
+        proved: arena == sched.lower_bound && !args.no_reuse_across_branches,
         scheduler: args.schedule.name(),
         algorithm: placement.algorithm.clone(),
         seconds,
         schedule_peak: sched.peak,
         schedule_proved: sched.proved,
+        peak_with_reuse_across_branches: with_reuse,
         nodes: graph.len(),
         buffers: graph.buffers.len(),
     };
@@ -174,6 +197,7 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
             schedule_peak: sched.peak,
             schedule_lower_bound: sched.lower_bound,
             proved: summary.proved,
+            reuse_across_branches: !args.no_reuse_across_branches,
             order: &sched.order,
             offsets,
         };
@@ -189,6 +213,15 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
     let to_stdout = args.output.as_ref().is_some_and(|o| o.as_os_str() == "-");
     let report = if args.json {
         serde_json::to_string(&summary).expect("serialisable")
+    } else if let Some(normal) = with_reuse {
+        format!(
+            "{path}: {} nodes, {} buffers\nscheduler {} (order peak {}), no reuse across branches: peak {arena} bytes vs {normal} with reuse (+{:.2}%), {seconds:.3} s",
+            summary.nodes,
+            summary.buffers,
+            summary.scheduler,
+            summary.schedule_peak,
+            100.0 * (arena as f64 / normal.max(1) as f64 - 1.0),
+        )
     } else {
         let gap = if summary.schedule_lower_bound == 0 {
             0.0
