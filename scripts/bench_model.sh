@@ -5,7 +5,8 @@
 # ../shared/benchmarks/graphs. For each graph: the order peak (max-load) of every scheduler
 # (given, Inductor lpmf/bfs/dfs, XLA list/dfs/post-order, best) with its portfolio placement,
 # then `exact` (--time-limit TIME_LIMIT): its peak, the proven lower bound over all orders
-# and the gap, against the figures of the two READMEs (parsed from their tables). Every
+# and the gap, against the figures of the two READMEs (parsed from their tables), and the
+# peak of `exact --no-reuse-across-branches` with its cost over the normal placement. Every
 # result was re-checked by memplan's independent schedule+plan checker (memplan model exits
 # 1 otherwise, and this script stops).
 set -euo pipefail
@@ -34,8 +35,8 @@ for d in dirs:
         elif not line.startswith("|"):
             header = None
 
-def run(graph, sched):
-    out = subprocess.run([memplan, "model", graph, "--schedule", sched, "--time-limit", limit, "--json"],
+def run(graph, sched, *extra):
+    out = subprocess.run([memplan, "model", graph, "--schedule", sched, "--time-limit", limit, "--json", *extra],
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"memplan model {graph} --schedule {sched} failed: {out.stderr}")
@@ -44,8 +45,8 @@ def run(graph, sched):
 heur = ["given", "lpmf", "bfs", "dfs", "list", "xla-dfs", "postorder", "best"]
 print("| graph | nodes | buffers | README given / ONNX order | " + " | ".join(
     ["given", "lpmf", "bfs", "dfs", "XLA list", "XLA dfs", "XLA post-order", "best"]) +
-      " | README best heuristic | exact peak | proven bound | gap | proved | exact s | exact / README best |")
-print("|---|---:|---:|---:|" + "---:|" * len(heur) + "---:|---:|---:|---:|---|---:|---:|")
+      " | README best heuristic | exact peak | proven bound | gap | proved | exact s | exact / README best | no reuse across branches |")
+print("|---|---:|---:|---:|" + "---:|" * len(heur) + "---:|---:|---:|---:|---|---:|---:|---:|")
 for d in dirs:
     gdir = os.path.join(d, "graphs") if d.endswith("onnx") else d
     for f in sorted(os.listdir(gdir)):
@@ -61,6 +62,8 @@ for d in dirs:
                 c += f" (placed {r['peak']})"
             cells.append(c)
         e = run(g, "exact")
+        nb = run(g, "exact", "--no-reuse-across-branches")
+        cost = f"{nb['peak']} (+{100.0 * (nb['peak'] / nb['peak_with_reuse_across_branches'] - 1):.2f}%)"
         fig = readme.get(name, {})
         given_fig = fig.get("ONNX order") or fig.get("given order") or "?"
         best_fig = fig.get("best heuristic", "?")
@@ -69,5 +72,5 @@ for d in dirs:
         ratio = f"{e['peak'] / int(best_fig):.4f}" if best_fig.isdigit() else "?"
         print(f"| {name} | {e['nodes']} | {e['buffers']} | {given_fig} | " + " | ".join(cells) +
               f" | {best_fig} | {e['peak']}{placed} | {e['schedule_lower_bound']} | {gap:.2f}% | "
-              f"{'yes' if e['proved'] else 'no'} | {e['seconds']:.3f} | {ratio} |")
+              f"{'yes' if e['proved'] else 'no'} | {e['seconds']:.3f} | {ratio} | {cost} |")
 PY
