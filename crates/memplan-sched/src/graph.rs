@@ -93,7 +93,7 @@ struct RawNode {
     #[serde(default)]
     op: Option<String>,
     #[serde(default)]
-    inputs: Vec<usize>,
+    inputs: Option<Vec<usize>>,
     #[serde(default)]
     outputs: Vec<usize>,
     #[serde(default)]
@@ -155,12 +155,13 @@ impl Graph {
                     preds.push(p);
                 }
             }
-            for (k, &b) in rn.inputs.iter().chain(&rn.outputs).enumerate() {
+            let inputs = rn.inputs.as_deref().unwrap_or(&[]);
+            for (k, &b) in inputs.iter().chain(&rn.outputs).enumerate() {
                 if b >= nb {
-                    let field = if k < rn.inputs.len() {
+                    let field = if k < inputs.len() {
                         format!("nodes[{i}].inputs[{k}]")
                     } else {
-                        format!("nodes[{i}].outputs[{}]", k - rn.inputs.len())
+                        format!("nodes[{i}].outputs[{}]", k - inputs.len())
                     };
                     return Err(err(
                         field,
@@ -230,8 +231,31 @@ impl Graph {
                 tensor: rb.tensor.clone().unwrap_or_else(|| format!("b{i}")),
             });
         }
-        // Every declared node output must name this node as its producer.
+        // Every declared node output must name this node as its producer, and
+        // declared inputs must be exactly the buffers that list the node as a consumer.
         for (i, rn) in raw.nodes.iter().enumerate() {
+            if let Some(inputs) = &rn.inputs {
+                let mut declared = inputs.clone();
+                declared.sort_unstable();
+                declared.dedup();
+                if declared != reads[i] {
+                    let missing: Vec<usize> = declared
+                        .iter()
+                        .copied()
+                        .filter(|b| !reads[i].contains(b))
+                        .collect();
+                    let message = match missing.first() {
+                        Some(b) => format!("buffer {b} does not list node {i} among its consumers"),
+                        None => {
+                            format!(
+                            "buffers {:?} list node {i} as a consumer but are not among its inputs",
+                            reads[i].iter().filter(|b| !declared.contains(b)).collect::<Vec<_>>()
+                        )
+                        }
+                    };
+                    return Err(err(format!("nodes[{i}].inputs"), message));
+                }
+            }
             for (k, &b) in rn.outputs.iter().enumerate() {
                 if buffers[b].producer != Some(i) {
                     return Err(err(

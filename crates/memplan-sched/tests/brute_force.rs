@@ -209,6 +209,11 @@ fn bad_graphs_name_the_place() {
     )
     .unwrap_err();
     assert_eq!(e.at, "buffers[0].consumers[0]");
+    let e = Graph::from_json(
+        r#"{"nodes": [{"id": 0, "outputs": [0]}, {"id": 1, "inputs": []}], "buffers": [{"id": 0, "size": 4, "producer": 0, "consumers": [1]}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.at, "nodes[1].inputs");
 }
 
 #[test]
