@@ -165,6 +165,11 @@ fn bad_input_exits_2_with_the_place() {
             "order:",
         ),
         (
+            "inplace.json",
+            r#"{"nodes": [{"id": 0, "outputs": [0], "inplace": [[0, 0]]}], "buffers": [{"id": 0, "size": 4, "producer": 0, "consumers": []}]}"#,
+            "nodes[0].inplace[0]",
+        ),
+        (
             "size.json",
             r#"{"nodes": [], "buffers": [{"id": 0, "size": -1, "producer": null}]}"#,
             "line 1, column",
@@ -198,4 +203,45 @@ fn no_reuse_across_branches_reports_its_cost() {
     assert_eq!(normal, 114);
     assert!(peak >= normal);
     assert_eq!(v["proved"], false);
+}
+
+#[test]
+fn inplace_hints_lower_the_peak_and_pass_the_checker() {
+    let dir = scratch("inplace");
+    // A chain x -> relu -> relu -> out of 100-byte tensors: with in-place ReLUs
+    // one buffer suffices.
+    let path = dir.join("chain.json");
+    std::fs::write(
+        &path,
+        r#"{"nodes": [
+            {"id": 0, "op": "Conv", "inputs": [0], "outputs": [1], "preds": []},
+            {"id": 1, "op": "Relu", "inputs": [1], "outputs": [2], "preds": [0]},
+            {"id": 2, "op": "Relu", "inputs": [2], "outputs": [3], "preds": [1], "inplace": [[3, 2]]}],
+          "buffers": [
+            {"id": 0, "size": 8, "producer": null, "consumers": [0], "graph_input": true},
+            {"id": 1, "size": 100, "producer": 0, "consumers": [1]},
+            {"id": 2, "size": 100, "producer": 1, "consumers": [2]},
+            {"id": 3, "size": 100, "producer": 2, "consumers": [], "graph_output": true}]}"#,
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    // The file's own hint: the second ReLU works in place.
+    let v = json(&memplan(&["model", p, "--json"]));
+    assert_eq!(
+        (v["peak"].as_u64(), v["inplace_reuses"].as_u64()),
+        (Some(200), Some(1))
+    );
+    // The elementwise rule adds the first ReLU.
+    let v = json(&memplan(&[
+        "model",
+        p,
+        "--inplace",
+        "elementwise",
+        "--json",
+    ]));
+    assert_eq!(
+        (v["peak"].as_u64(), v["inplace_reuses"].as_u64()),
+        (Some(108), Some(2))
+    );
+    assert_eq!(v["proved"], true);
 }

@@ -3,7 +3,8 @@
 //! order with its own code, then checks that the order is a permutation that
 //! respects every precedence edge and every data edge, that every buffer of
 //! non-zero size has an offset, and that no two buffers live at a common step
-//! share a byte.
+//! share a byte — except an in-place output and its input at the same offset,
+//! where the order allows that reuse (re-derived here from the hints).
 
 use crate::graph::Graph;
 
@@ -152,7 +153,32 @@ pub fn check_schedule_plan(
         }
         live.push((first, last));
     }
-    // Sweep over steps: at each step, the live buffers sorted by offset must not overlap.
+    // In-place reuses the order allows, re-derived here: at node v's step, v's
+    // hints in order; the input must be a non-empty buffer made by a node, not a
+    // graph output, with every reader at or before v's step; each output and
+    // each input at most once.
+    let mut shared: Vec<(usize, usize)> = Vec::new();
+    for (s, &v) in order.iter().enumerate() {
+        let mut used: Vec<usize> = Vec::new();
+        for &(o, b) in &graph.nodes[v].inplace {
+            let buf = &graph.buffers[b];
+            let read_last = buf.consumers.iter().all(|&c| step[c] <= s);
+            if buf.size > 0
+                && buf.size == graph.buffers[o].size
+                && buf.producer.is_some()
+                && !buf.graph_output
+                && read_last
+                && !used.contains(&o)
+                && !used.contains(&b)
+            {
+                used.push(o);
+                used.push(b);
+                shared.push((o.min(b), o.max(b)));
+            }
+        }
+    }
+    // At each step, every pair of live buffers: disjoint bytes, or an allowed
+    // in-place pair at the same offset. The load is the bytes of the union.
     let mut starts: Vec<Vec<usize>> = vec![Vec::new(); n.max(1)];
     for (id, &(first, _)) in live.iter().enumerate() {
         if graph.buffers[id].size > 0 {
@@ -165,37 +191,39 @@ pub fn check_schedule_plan(
     for (s, new) in starts.iter().enumerate() {
         active.retain(|&id| live[id].1 >= s);
         active.extend(new.iter().copied());
-        let mut by_offset: Vec<(u64, u64, usize)> = active
+        let mut ranges: Vec<(u64, u64, usize)> = active
             .iter()
             .map(|&id| {
                 let off = offsets[id].unwrap_or(0);
                 (off, off + graph.buffers[id].size, id)
             })
             .collect();
-        by_offset.sort_unstable();
-        let mut load = 0u64;
-        for w in by_offset.windows(2) {
-            if w[1].0 < w[0].1 {
-                let (a, b) = (w[0].2.min(w[1].2), w[0].2.max(w[1].2));
-                return Err(ScheduleError::Overlap { a, b, step: s });
+        ranges.sort_unstable();
+        for (i, &(alo, ahi, a)) in ranges.iter().enumerate() {
+            for &(blo, bhi, b) in &ranges[i + 1..] {
+                if blo >= ahi {
+                    break;
+                }
+                let pair = (a.min(b), a.max(b));
+                if !(alo == blo && ahi == bhi && shared.contains(&pair)) {
+                    return Err(ScheduleError::Overlap {
+                        a: pair.0,
+                        b: pair.1,
+                        step: s,
+                    });
+                }
             }
         }
-        // Windows only compare neighbours: also keep the running maximum end.
-        let mut max_end = 0u64;
-        let mut max_id = usize::MAX;
-        for &(lo, hi, id) in &by_offset {
-            if lo < max_end {
-                let (a, b) = (id.min(max_id), id.max(max_id));
-                return Err(ScheduleError::Overlap { a, b, step: s });
+        let mut load = 0u64;
+        let mut covered_to = 0u64;
+        for &(lo, hi, _) in &ranges {
+            if hi > covered_to {
+                load += hi - lo.max(covered_to);
+                covered_to = hi;
             }
-            if hi > max_end {
-                max_end = hi;
-                max_id = id;
-            }
-            load += hi - lo;
+            arena = arena.max(hi);
         }
         max_load = max_load.max(load);
-        arena = arena.max(max_end);
     }
     if let Some(claimed) = claimed_peak {
         if claimed != arena {

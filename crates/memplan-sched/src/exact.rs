@@ -128,10 +128,18 @@ fn must_live(g: &Graph, anc: &Bits, desc: &Bits, b: usize, v: usize) -> bool {
 fn must_live_per_node(g: &Graph, anc: &Bits, desc: &Bits) -> Vec<u64> {
     (0..g.len())
         .map(|v| {
-            (0..g.buffers.len())
+            let load: u64 = (0..g.buffers.len())
                 .filter(|&b| must_live(g, anc, desc, b, v))
                 .map(|b| g.buffers[b].size)
-                .sum()
+                .sum();
+            // In-place outputs may share their input's bytes at v (when v reads
+            // it last); both are counted above, so one may be taken off.
+            let saved: u64 = g
+                .inplace_at(v, |_| true)
+                .iter()
+                .map(|&(o, _)| g.buffers[o].size)
+                .sum();
+            load - saved
         })
         .collect()
 }
@@ -199,13 +207,25 @@ impl<'g> Search<'g> {
         (inputs, dead)
     }
 
+    /// Bytes an in-place output saves if `u` runs now.
+    fn saved(&self, u: usize) -> u64 {
+        let g = self.g;
+        if g.nodes[u].inplace.is_empty() {
+            return 0;
+        }
+        g.inplace_at(u, |b| self.remaining[b] == 1)
+            .iter()
+            .map(|&(o, _)| g.buffers[o].size)
+            .sum()
+    }
+
     /// Runs `u`; returns its step's bytes.
     fn execute(&mut self, u: usize) -> u64 {
         let g = self.g;
         let out = g.out_bytes(u);
-        let step = self.live + out;
         let (fin, fdead) = self.freed(u);
-        self.live = step - fin - fdead;
+        let step = self.live + out - self.saved(u);
+        self.live = self.live + out - fin - fdead;
         if self.path.is_empty() {
             self.live -= self.dead_inputs;
         }
@@ -247,7 +267,12 @@ impl<'g> Search<'g> {
     fn state_bound(&self) -> u64 {
         let g = self.g;
         let mut lb = 0;
-        if let Some(m) = self.ready.iter().map(|&u| g.out_bytes(u)).min() {
+        if let Some(m) = self
+            .ready
+            .iter()
+            .map(|&u| g.out_bytes(u) - self.saved(u))
+            .min()
+        {
             lb = self.live + m;
         }
         // Static bound of the first few unexecuted nodes, strengthened by the
@@ -330,7 +355,7 @@ impl<'g> Search<'g> {
             let pick = self.ready.iter().copied().find(|&u| {
                 let out = g.out_bytes(u);
                 let (fin, fdead) = self.freed(u);
-                out - fdead <= fin && self.live + out <= threshold
+                out - fdead <= fin && self.live + out - self.saved(u) <= threshold
             });
             match pick {
                 Some(u) => {
@@ -360,7 +385,7 @@ impl<'g> Search<'g> {
                         let out = g.out_bytes(u);
                         let (fin, fdead) = self.freed(u);
                         (
-                            (self.live + out).max(peak),
+                            (self.live + out - self.saved(u)).max(peak),
                             i128::from(out) - i128::from(fin + fdead),
                             u,
                         )

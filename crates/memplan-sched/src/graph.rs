@@ -36,6 +36,9 @@ pub struct Node {
     pub preds: Vec<usize>,
     /// Buffers this node creates.
     pub outputs: Vec<usize>,
+    /// In-place hints `(output, input)`: the output may take the input's
+    /// bytes when this node is the input's last reader (see [`Graph::inplace_at`]).
+    pub inplace: Vec<(usize, usize)>,
 }
 
 /// A dataflow graph: nodes, buffers, precedence and the file's own order.
@@ -100,6 +103,8 @@ struct RawNode {
     preds: Vec<usize>,
     #[serde(default)]
     name: Option<String>,
+    #[serde(default)]
+    inplace: Vec<[usize; 2]>,
 }
 
 #[derive(Deserialize)]
@@ -174,6 +179,7 @@ impl Graph {
                 name: rn.name.clone().unwrap_or_else(|| format!("n{i}")),
                 preds,
                 outputs: Vec::new(),
+                inplace: Vec::new(),
             });
         }
         let mut buffers = Vec::with_capacity(nb);
@@ -298,6 +304,13 @@ impl Graph {
             return Err(err("order", e.to_string()));
         }
         graph.given_order = order;
+        for (i, rn) in raw.nodes.iter().enumerate() {
+            for (k, &[o, b]) in rn.inplace.iter().enumerate() {
+                graph
+                    .add_inplace(i, o, b)
+                    .map_err(|m| err(format!("nodes[{i}].inplace[{k}]"), m))?;
+            }
+        }
         Ok(graph)
     }
 
@@ -390,6 +403,144 @@ impl Graph {
         self.buffers.iter().map(|b| b.size).sum()
     }
 
+    /// Lets node `v` write its output `o` into the bytes of its input `b`
+    /// (when `v` reads `b` last). `o` must be an output of `v`, `b` a buffer
+    /// `v` reads, both of one size.
+    pub fn add_inplace(&mut self, v: usize, o: usize, b: usize) -> Result<(), String> {
+        let nb = self.buffers.len();
+        if v >= self.nodes.len() {
+            return Err(format!("node {v} does not exist"));
+        }
+        if o >= nb || self.buffers[o].producer != Some(v) {
+            return Err(format!("buffer {o} is not an output of node {v}"));
+        }
+        if b >= nb || !self.reads[v].contains(&b) {
+            return Err(format!("buffer {b} is not read by node {v}"));
+        }
+        if self.buffers[o].size != self.buffers[b].size {
+            return Err(format!(
+                "an in-place output must have its input's size ({} vs {} bytes)",
+                self.buffers[o].size, self.buffers[b].size
+            ));
+        }
+        if !self.nodes[v].inplace.contains(&(o, b)) {
+            self.nodes[v].inplace.push((o, b));
+        }
+        Ok(())
+    }
+
+    /// Adds in-place hints by a graph rule: every node whose `op` is an
+    /// elementwise operator (ONNX names, or ATen names without the trailing
+    /// underscore) may write each output into an input of the same size.
+    /// Returns the number of hints added.
+    pub fn add_elementwise_inplace(&mut self) -> usize {
+        const ELEMENTWISE: &[&str] = &[
+            "Relu",
+            "LeakyRelu",
+            "Sigmoid",
+            "Tanh",
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Pow",
+            "Sqrt",
+            "Erf",
+            "Exp",
+            "Log",
+            "Neg",
+            "Abs",
+            "Clip",
+            "BatchNormalization",
+            "Elu",
+            "HardSigmoid",
+            "Softplus",
+            "Reciprocal",
+            "Where",
+        ];
+        let mut added = 0;
+        for v in 0..self.nodes.len() {
+            let op = self.nodes[v].op.as_str();
+            let aten = op
+                .strip_prefix("aten.")
+                .map(|s| s.split('.').next().unwrap_or(""));
+            let elementwise = ELEMENTWISE.contains(&op)
+                || aten.is_some_and(|a| {
+                    [
+                        "relu",
+                        "add",
+                        "sub",
+                        "mul",
+                        "div",
+                        "gelu",
+                        "tanh",
+                        "sigmoid",
+                        "neg",
+                        "exp",
+                        "pow",
+                        "threshold_backward",
+                        "native_dropout_backward",
+                    ]
+                    .contains(&a)
+                });
+            if !elementwise {
+                continue;
+            }
+            for k in 0..self.nodes[v].outputs.len() {
+                let o = self.nodes[v].outputs[k];
+                for j in 0..self.reads[v].len() {
+                    let b = self.reads[v][j];
+                    if self.buffers[o].size == self.buffers[b].size
+                        && !self.nodes[v].inplace.contains(&(o, b))
+                    {
+                        self.nodes[v].inplace.push((o, b));
+                        added += 1;
+                    }
+                }
+            }
+        }
+        added
+    }
+
+    /// The in-place reuses node `v` makes, given which of its inputs it reads
+    /// last (`is_last`): its hints in order, each taken when the input is a
+    /// non-empty buffer made by a node (not a graph input), not a graph
+    /// output, read last by `v`, and neither side is already taken.
+    pub fn inplace_at(&self, v: usize, is_last: impl Fn(usize) -> bool) -> Vec<(usize, usize)> {
+        let mut taken: Vec<(usize, usize)> = Vec::new();
+        for &(o, b) in &self.nodes[v].inplace {
+            let buf = &self.buffers[b];
+            if buf.size > 0
+                && buf.producer.is_some()
+                && !buf.graph_output
+                && is_last(b)
+                && !taken.iter().any(|&(to, tb)| to == o || tb == b)
+            {
+                taken.push((o, b));
+            }
+        }
+        taken
+    }
+
+    /// Every in-place reuse under `order`: `(node, output, input)`.
+    pub fn inplace_pairs(&self, order: &[usize]) -> Vec<(usize, usize, usize)> {
+        if self.nodes.iter().all(|v| v.inplace.is_empty()) {
+            return Vec::new();
+        }
+        let mut pos = vec![0usize; self.len()];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v] = i;
+        }
+        let mut pairs = Vec::new();
+        for &v in order {
+            let last = |b: usize| self.buffers[b].consumers.iter().all(|&c| pos[c] <= pos[v]);
+            for (o, b) in self.inplace_at(v, last) {
+                pairs.push((v, o, b));
+            }
+        }
+        pairs
+    }
+
     /// Lifetimes of every buffer under `order` (which must be a topological
     /// order): `(first step, last step)`, both inclusive.
     pub fn lifetimes(&self, order: &[usize]) -> Vec<(usize, usize)> {
@@ -411,13 +562,23 @@ impl Graph {
             .collect()
     }
 
-    /// The peak of `order`: the largest total size of the buffers live at one step.
+    /// The peak of `order`: the largest total size of the buffers live at one
+    /// step (an in-place output and its input count once at their common step).
     pub fn peak(&self, order: &[usize]) -> u64 {
         let steps = order.len().max(1);
         let mut delta = vec![0i128; steps + 1];
         for (b, (s, e)) in self.buffers.iter().zip(self.lifetimes(order)) {
             delta[s] += i128::from(b.size);
             delta[e + 1] -= i128::from(b.size);
+        }
+        // An in-place output shares its input's bytes at the step that links them.
+        let mut pos = vec![0usize; self.len()];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v] = i;
+        }
+        for (v, o, _) in self.inplace_pairs(order) {
+            delta[pos[v]] -= i128::from(self.buffers[o].size);
+            delta[pos[v] + 1] += i128::from(self.buffers[o].size);
         }
         let mut cur = 0i128;
         let mut best = 0i128;

@@ -221,19 +221,46 @@ pub fn place(
     opts: &memplan_core::Options,
 ) -> Result<Placement, memplan_core::PlanError> {
     let life = g.lifetimes(order);
-    let mut ids = Vec::new();
+    // An in-place output and its input become one buffer (same size, joined lifetimes).
+    let mut group: Vec<usize> = (0..g.buffers.len()).collect();
+    fn find(group: &mut [usize], mut x: usize) -> usize {
+        while group[x] != x {
+            group[x] = group[group[x]];
+            x = group[x];
+        }
+        x
+    }
+    for (_, o, b) in g.inplace_pairs(order) {
+        let (ro, rb) = (find(&mut group, o), find(&mut group, b));
+        group[ro] = rb;
+    }
+    let mut span: Vec<Option<(usize, usize)>> = vec![None; g.buffers.len()];
+    for (i, &(s, e)) in life.iter().enumerate() {
+        let r = find(&mut group, i);
+        span[r] = Some(span[r].map_or((s, e), |(a, z)| (a.min(s), z.max(e))));
+    }
+    let mut slot = vec![usize::MAX; g.buffers.len()];
     let mut buffers = Vec::new();
-    for (i, (b, (s, e))) in g.buffers.iter().zip(life).enumerate() {
-        if b.size > 0 {
-            ids.push(i);
-            buffers.push(memplan_core::Buffer::new(b.size, s as u64, e as u64 + 1));
+    for i in 0..g.buffers.len() {
+        let r = find(&mut group, i);
+        if r == i && g.buffers[i].size > 0 {
+            let (s, e) = span[i].expect("every buffer has a lifetime");
+            slot[i] = buffers.len();
+            buffers.push(memplan_core::Buffer::new(
+                g.buffers[i].size,
+                s as u64,
+                e as u64 + 1,
+            ));
         }
     }
     let problem = memplan_core::Problem::new(buffers);
     let plan = memplan_core::plan(&problem, opts)?;
     let mut offsets = vec![None; g.buffers.len()];
-    for (k, &i) in ids.iter().enumerate() {
-        offsets[i] = Some(plan.offsets[k]);
+    for (i, off) in offsets.iter_mut().enumerate() {
+        let r = find(&mut group, i);
+        if g.buffers[i].size > 0 {
+            *off = Some(plan.offsets[slot[r]]);
+        }
     }
     Ok(Placement {
         offsets,

@@ -129,6 +129,59 @@ fn exact_equals_brute_force_on_random_dags() {
     );
 }
 
+/// Random in-place hints: some outputs get their size set to an input's.
+fn random_inplace_graph(rng: &mut Rng, n: usize) -> Graph {
+    let g = random_graph(rng, n);
+    let preds: Vec<Vec<usize>> = g.nodes.iter().map(|v| v.preds.clone()).collect();
+    let mut bufs: Vec<(u64, Option<usize>, Vec<usize>, bool)> = g
+        .buffers
+        .iter()
+        .map(|b| (b.size, b.producer, b.consumers.clone(), b.graph_output))
+        .collect();
+    let mut hints = Vec::new();
+    for v in 0..n {
+        for &o in &g.nodes[v].outputs {
+            if let Some(&b) = g.reads[v].get(rng.below(3) as usize) {
+                if rng.below(2) == 0 {
+                    bufs[o].0 = bufs[b].0;
+                    hints.push((v, o, b));
+                }
+            }
+        }
+    }
+    let mut g = Graph::from_parts(preds, bufs).unwrap();
+    for (v, o, b) in hints {
+        if g.buffers[o].size == g.buffers[b].size {
+            g.add_inplace(v, o, b).unwrap();
+        }
+    }
+    g
+}
+
+#[test]
+fn exact_equals_brute_force_with_inplace_hints() {
+    let mut rng = Rng(0x1234_5678);
+    let mut reused = 0;
+    for case in 0..400 {
+        let g = random_inplace_graph(&mut rng, 1 + case % 9);
+        let opt = brute_force(&g);
+        assert!(must_live_bound(&g) <= opt, "case {case}");
+        let r = exact::exact(&g, &ExactOptions::default());
+        assert_eq!(r.peak, opt, "case {case}");
+        assert!(r.proved);
+        for sch in Scheduler::ALL {
+            let s = schedule(&g, sch, &ScheduleOptions::default());
+            reused += g.inplace_pairs(&s.order).len();
+            let p = place(&g, &s.order, &memplan_core::Options::default()).unwrap();
+            let (load, arena) =
+                check::check_schedule_plan(&g, &s.order, &p.offsets, Some(p.peak)).unwrap();
+            assert_eq!(load, s.peak, "case {case}: {}", sch.name());
+            assert!(arena >= load && s.peak >= opt);
+        }
+    }
+    assert!(reused > 500, "{reused}");
+}
+
 #[test]
 fn a_node_limit_keeps_a_valid_order_and_bound() {
     let mut rng = Rng(7);

@@ -35,6 +35,11 @@ buffer of non-zero size), peak (arena bytes), schedule_peak (max-load of the
 order), schedule_lower_bound (valid over all orders), proved (peak equals
 that bound).
 
+--inplace elementwise: an elementwise op's output may take the bytes of an
+input of the same size that the op reads last (not a graph input or output);
+the peak, the bounds and the checker all count that reuse. Nodes may also
+carry hints in the file: \"inplace\": [[output buffer, input buffer], ...].
+
 --no-reuse-across-branches: two buffers share bytes only when every node
 touching one precedes, in the graph, the producer of the other; the summary
 then also gives the peak with reuse (the cost of the option).
@@ -60,6 +65,11 @@ pub struct ModelArgs {
     /// Node budget of the exact scheduler (deterministic, unlike --time-limit).
     #[arg(long, value_name = "N")]
     pub node_limit: Option<u64>,
+    /// In-place rule: `elementwise` lets elementwise ops (Relu, Add, Mul, BatchNormalization,
+    /// ...) write their output into an input of the same size that they read last; hints in
+    /// the file (`"inplace": [[output, input], ...]` on a node) always apply.
+    #[arg(long, value_name = "RULE", value_parser = ["elementwise"])]
+    pub inplace: Option<String>,
     /// Buffers of nodes on independent branches never share bytes (a runtime may run the
     /// branches in parallel); reports the cost against the normal placement.
     #[arg(long)]
@@ -91,6 +101,7 @@ struct Summary {
     seconds: f64,
     schedule_peak: u64,
     schedule_proved: bool,
+    inplace_reuses: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     peak_with_reuse_across_branches: Option<u64>,
     nodes: usize,
@@ -125,10 +136,13 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
         diag::error(format!("{path}: cannot read: {e}"));
         2u8
     })?;
-    let graph = Graph::from_json(&text).map_err(|e| {
+    let mut graph = Graph::from_json(&text).map_err(|e| {
         diag::error(format!("{path}: {e}"));
         2u8
     })?;
+    if args.inplace.is_some() {
+        graph.add_elementwise_inplace();
+    }
     let start = Instant::now();
     let sopts = ScheduleOptions {
         time_limit: Some(args.time_limit.unwrap_or(Duration::from_secs(10))),
@@ -140,6 +154,16 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
         diag::error(format!("{path}: placement failed: {e}"));
         1u8
     })?;
+    // The default portfolio may leave a gap above the order's max-load (in-place
+    // groups make placement harder): then the exact planner gets a try.
+    if args.algo == Algorithm::Portfolio && placement.peak > sched.peak {
+        let eopts = options_for(Algorithm::Exact, args.time_limit, None);
+        if let Ok(p) = place(&graph, &sched.order, &eopts) {
+            if p.peak < placement.peak {
+                placement = p;
+            }
+        }
+    }
     let mut with_reuse = None;
     if args.no_reuse_across_branches {
         with_reuse = Some(placement.peak);
@@ -178,6 +202,11 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
         seconds,
         schedule_peak: sched.peak,
         schedule_proved: sched.proved,
+        inplace_reuses: if args.no_reuse_across_branches {
+            0
+        } else {
+            graph.inplace_pairs(&sched.order).len()
+        },
         peak_with_reuse_across_branches: with_reuse,
         nodes: graph.len(),
         buffers: graph.buffers.len(),
