@@ -6,7 +6,8 @@
 # (given, Inductor lpmf/bfs/dfs, XLA list/dfs/post-order, best) with its portfolio placement,
 # then `exact` (--time-limit TIME_LIMIT): its peak, the proven lower bound over all orders
 # and the gap, against the figures of the two READMEs (parsed from their tables), and the
-# peak of `exact --no-reuse-across-branches` with its cost over the normal placement. Every
+# peak of `exact --no-reuse-across-branches` with its cost over the normal placement, and
+# `exact --inplace elementwise` (peak / proven bound, change against exact without). Every
 # result was re-checked by memplan's independent schedule+plan checker (memplan model exits
 # 1 otherwise, and this script stops).
 set -euo pipefail
@@ -45,8 +46,8 @@ def run(graph, sched, *extra):
 heur = ["given", "lpmf", "bfs", "dfs", "list", "xla-dfs", "postorder", "best"]
 print("| graph | nodes | buffers | README given / ONNX order | " + " | ".join(
     ["given", "lpmf", "bfs", "dfs", "XLA list", "XLA dfs", "XLA post-order", "best"]) +
-      " | README best heuristic | exact peak | proven bound | gap | proved | exact s | exact / README best | no reuse across branches |")
-print("|---|---:|---:|---:|" + "---:|" * len(heur) + "---:|---:|---:|---:|---|---:|---:|---:|")
+      " | README best heuristic | exact peak | proven bound | gap | proved | exact s | exact / README best | no reuse across branches | in-place elementwise: exact peak / bound |")
+print("|---|---:|---:|---:|" + "---:|" * len(heur) + "---:|---:|---:|---:|---|---:|---:|---:|---:|")
 for d in dirs:
     gdir = os.path.join(d, "graphs") if d.endswith("onnx") else d
     for f in sorted(os.listdir(gdir)):
@@ -63,6 +64,8 @@ for d in dirs:
             cells.append(c)
         e = run(g, "exact")
         nb = run(g, "exact", "--no-reuse-across-branches")
+        ip = run(g, "exact", "--inplace", "elementwise")
+        ip_cell = f"{ip['peak']} / {ip['schedule_lower_bound']}{'' if ip['proved'] else ' (not proved)'} ({100.0 * (ip['peak'] / e['peak'] - 1):+.1f}%)"
         cost = f"{nb['peak']} (+{100.0 * (nb['peak'] / nb['peak_with_reuse_across_branches'] - 1):.2f}%)"
         fig = readme.get(name, {})
         given_fig = fig.get("ONNX order") or fig.get("given order") or "?"
@@ -72,5 +75,5 @@ for d in dirs:
         ratio = f"{e['peak'] / int(best_fig):.4f}" if best_fig.isdigit() else "?"
         print(f"| {name} | {e['nodes']} | {e['buffers']} | {given_fig} | " + " | ".join(cells) +
               f" | {best_fig} | {e['peak']}{placed} | {e['schedule_lower_bound']} | {gap:.2f}% | "
-              f"{'yes' if e['proved'] else 'no'} | {e['seconds']:.3f} | {ratio} | {cost} |")
+              f"{'yes' if e['proved'] else 'no'} | {e['seconds']:.3f} | {ratio} | {cost} | {ip_cell} |")
 PY

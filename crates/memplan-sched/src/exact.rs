@@ -124,6 +124,14 @@ fn must_live(g: &Graph, anc: &Bits, desc: &Bits, b: usize, v: usize) -> bool {
     buf.consumers.iter().any(|&c| desc.get(v, c))
 }
 
+/// Whether output `o` of `v` has a hint whose input could ever be reused.
+fn usable_hint(g: &Graph, v: usize, o: usize) -> bool {
+    g.nodes[v].inplace.iter().any(|&(ho, b)| {
+        let buf = &g.buffers[b];
+        ho == o && buf.size > 0 && buf.producer.is_some() && !buf.graph_output
+    })
+}
+
 /// For every node, the bytes live at its step in every order.
 fn must_live_per_node(g: &Graph, anc: &Bits, desc: &Bits) -> Vec<u64> {
     (0..g.len())
@@ -132,12 +140,15 @@ fn must_live_per_node(g: &Graph, anc: &Bits, desc: &Bits) -> Vec<u64> {
                 .filter(|&b| must_live(g, anc, desc, b, v))
                 .map(|b| g.buffers[b].size)
                 .sum();
-            // In-place outputs may share their input's bytes at v (when v reads
-            // it last); both are counted above, so one may be taken off.
-            let saved: u64 = g
-                .inplace_at(v, |_| true)
+            // In-place outputs may share an input's bytes at v (when v reads it
+            // last); both are counted above. Whatever the order, each such
+            // output saves at most its own size, so take off every output
+            // that has a usable hint.
+            let saved: u64 = g.nodes[v]
+                .outputs
                 .iter()
-                .map(|&(o, _)| g.buffers[o].size)
+                .filter(|&&o| usable_hint(g, v, o))
+                .map(|&o| g.buffers[o].size)
                 .sum();
             load - saved
         })
