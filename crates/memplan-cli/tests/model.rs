@@ -11,7 +11,7 @@ fn root() -> PathBuf {
 
 fn example() -> String {
     root()
-        .join("examples/branches.graph.json")
+        .join("tests/graphs/branches.json")
         .display()
         .to_string()
 }

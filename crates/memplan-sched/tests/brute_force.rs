@@ -143,6 +143,12 @@ fn random_inplace_graph(rng: &mut Rng, n: usize) -> Graph {
         for &o in &g.nodes[v].outputs {
             if let Some(&b) = g.reads[v].get(rng.below(3) as usize) {
                 if rng.below(2) == 0 {
+                    // equal sizes make several hints of one node compete
+                    if rng.below(3) == 0 {
+                        for &o2 in &g.nodes[v].outputs {
+                            bufs[o2].0 = bufs[b].0;
+                        }
+                    }
                     bufs[o].0 = bufs[b].0;
                     hints.push((v, o, b));
                 }
@@ -155,6 +161,18 @@ fn random_inplace_graph(rng: &mut Rng, n: usize) -> Graph {
             g.add_inplace(v, o, b).unwrap();
         }
     }
+    // Sometimes every output-input pair of equal size, so that hints compete.
+    if rng.below(3) == 0 {
+        for v in 0..n {
+            for o in g.nodes[v].outputs.clone() {
+                for b in g.reads[v].clone() {
+                    if g.buffers[o].size == g.buffers[b].size {
+                        g.add_inplace(v, o, b).unwrap();
+                    }
+                }
+            }
+        }
+    }
     g
 }
 
@@ -162,7 +180,7 @@ fn random_inplace_graph(rng: &mut Rng, n: usize) -> Graph {
 fn exact_equals_brute_force_with_inplace_hints() {
     let mut rng = Rng(0x1234_5678);
     let mut reused = 0;
-    for case in 0..400 {
+    for case in 0..1500 {
         let g = random_inplace_graph(&mut rng, 1 + case % 9);
         let opt = brute_force(&g);
         assert!(must_live_bound(&g) <= opt, "case {case}");
