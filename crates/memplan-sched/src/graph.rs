@@ -274,6 +274,16 @@ impl Graph {
                 }
             }
         }
+        // Sums of sizes must not overflow anywhere (peaks, bounds, arenas).
+        let mut total: u64 = 0;
+        for (i, b) in buffers.iter().enumerate() {
+            total = total.checked_add(b.size).ok_or_else(|| {
+                err(
+                    format!("buffers[{i}].size"),
+                    "the buffers' total size overflows 64 bits",
+                )
+            })?;
+        }
         let mut succs = vec![Vec::new(); n];
         for (v, node) in nodes.iter().enumerate() {
             for &p in &node.preds {

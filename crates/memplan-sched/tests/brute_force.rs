@@ -285,6 +285,12 @@ fn bad_graphs_name_the_place() {
     )
     .unwrap_err();
     assert_eq!(e.at, "nodes[1].inputs");
+    let e = Graph::from_json(
+        r#"{"nodes": [], "buffers": [{"id": 0, "size": 18446744073709551615, "producer": null},
+            {"id": 1, "size": 1, "producer": null}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.at, "buffers[1].size");
 }
 
 #[test]
