@@ -245,3 +245,54 @@ fn inplace_hints_lower_the_peak_and_pass_the_checker() {
     );
     assert_eq!(v["proved"], true);
 }
+
+/// The report in a real browser: headless Chromium renders the page to a
+/// PNG. Skips (with a note) where `chromium` is not installed.
+#[test]
+fn the_report_renders_in_a_headless_browser() {
+    let dir = scratch("report");
+    let html = dir.join("report.html");
+    let o = memplan(&["model", &example(), "--report", html.to_str().unwrap()]);
+    assert!(o.status.success());
+    let text = std::fs::read_to_string(&html).unwrap();
+    for want in [
+        "<!DOCTYPE html>",
+        "<svg",
+        "<polyline",
+        "Every scheduler x planner",
+        "<ol class=\"sched\"",
+    ] {
+        assert!(text.contains(want), "{want} not in the report");
+    }
+    assert!(!text.contains("<script") && !text.contains("src=\"http"));
+    let png = dir.join("report.png");
+    let shot = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1200,1600",
+            &format!("--screenshot={}", png.display()),
+            &format!("file://{}", html.display()),
+        ])
+        .output();
+    match shot {
+        Err(_) => eprintln!("chromium not installed: screenshot skipped"),
+        Ok(out) => {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let bytes = std::fs::read(&png).expect("a screenshot");
+            assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+            // IHDR: width and height as big-endian u32 at bytes 16..24.
+            let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+            let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+            assert_eq!((w, h), (1200, 1600));
+            // A blank page compresses to a few KB; the drawn report does not.
+            assert!(bytes.len() > 30_000, "{} bytes: blank page?", bytes.len());
+        }
+    }
+}

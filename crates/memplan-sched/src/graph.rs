@@ -572,9 +572,9 @@ impl Graph {
             .collect()
     }
 
-    /// The peak of `order`: the largest total size of the buffers live at one
-    /// step (an in-place output and its input count once at their common step).
-    pub fn peak(&self, order: &[usize]) -> u64 {
+    /// The bytes live at every step of `order` (an in-place output and its
+    /// input count once at their common step).
+    pub fn step_loads(&self, order: &[usize]) -> Vec<u64> {
         let steps = order.len().max(1);
         let mut delta = vec![0i128; steps + 1];
         for (b, (s, e)) in self.buffers.iter().zip(self.lifetimes(order)) {
@@ -591,11 +591,18 @@ impl Graph {
             delta[pos[v] + 1] += i128::from(self.buffers[o].size);
         }
         let mut cur = 0i128;
-        let mut best = 0i128;
-        for d in &delta[..steps] {
-            cur += d;
-            best = best.max(cur);
-        }
-        best as u64
+        delta[..steps]
+            .iter()
+            .map(|d| {
+                cur += d;
+                cur as u64
+            })
+            .collect()
+    }
+
+    /// The peak of `order`: the largest total size of the buffers live at one
+    /// step (an in-place output and its input count once at their common step).
+    pub fn peak(&self, order: &[usize]) -> u64 {
+        self.step_loads(order).into_iter().max().unwrap_or(0)
     }
 }

@@ -4,3 +4,4 @@ pub mod bench;
 pub mod model;
 pub mod opt;
 pub mod plan;
+pub mod report;

@@ -77,6 +77,10 @@ pub struct ModelArgs {
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Write a self-contained HTML report here: plan picture, live-bytes curve,
+    /// schedule, and every scheduler x planner.
+    #[arg(long, value_name = "OUT.html")]
+    pub report: Option<PathBuf>,
     /// Write order and offsets here (JSON; `-` for stdout).
     #[arg(short, long, value_name = "RESULT.json")]
     pub output: Option<PathBuf>,
@@ -235,6 +239,21 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
         if out.as_os_str() == "-" {
             print!("{text}");
         } else if let Err(e) = std::fs::write(out, text) {
+            diag::error(format!("{}: cannot write: {e}", out.display()));
+            return Err(2);
+        }
+    }
+    if let Some(out) = &args.report {
+        let html = crate::commands::report::render(&crate::commands::report::Chosen {
+            path: &path,
+            graph: &graph,
+            schedule: &sched,
+            scheduler: args.schedule,
+            placement: &placement,
+            seconds,
+            time_limit: sopts.time_limit.unwrap_or(Duration::from_secs(10)),
+        });
+        if let Err(e) = std::fs::write(out, html) {
             diag::error(format!("{}: cannot write: {e}", out.display()));
             return Err(2);
         }
