@@ -9,6 +9,13 @@
 //! order through memplan-core; [`check::check_schedule_plan`] verifies an
 //! order and its offsets independently.
 //!
+//! Two options change the memory model: in-place hints ([`Graph::add_inplace`],
+//! [`Graph::add_elementwise_inplace`], or `"inplace"` in the JSON) let an
+//! output take the bytes of an input its node reads last, and
+//! [`place_branch_safe`] (seed 001's `--no-reuse-across-branches`) lets two
+//! buffers share bytes only when one is dead before the other is born in
+//! every parallel execution, checked by [`check_branch_safe`].
+//!
 //! ```
 //! use memplan_sched::{place, schedule, check, Graph, Scheduler};
 //! // 0 -> {1, 2} -> 3: node 0 makes a 100-byte buffer read by 1 and 2.
