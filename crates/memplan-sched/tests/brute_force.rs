@@ -349,6 +349,19 @@ fn shared_graphs() {
                 check::check_schedule_plan(&g, &sc.order, &p.offsets, Some(p.peak)).unwrap();
             assert_eq!(load, sc.peak, "{f:?} {}", s.name());
         }
+        // Seed 001's option: independently checked, and valid sequentially too.
+        let p = memplan_sched::place_branch_safe(&g);
+        memplan_sched::check_branch_safe(&g, &p.offsets).unwrap();
+        check::check_schedule_plan(&g, &ex.order, &p.offsets, Some(p.peak)).unwrap();
+        // In-place elementwise ops: never worse, checked with the reuses.
+        let mut gi = g.clone();
+        gi.add_elementwise_inplace();
+        let exi = schedule(&gi, Scheduler::Exact, &opts);
+        assert!(exi.peak <= ex.peak && exi.lower_bound <= exi.peak, "{f:?}");
+        let p = place(&gi, &exi.order, &memplan_core::Options::default()).unwrap();
+        let (load, _) =
+            check::check_schedule_plan(&gi, &exi.order, &p.offsets, Some(p.peak)).unwrap();
+        assert_eq!(load, exi.peak, "{f:?}");
     }
 }
 
