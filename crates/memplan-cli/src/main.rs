@@ -26,6 +26,8 @@ enum Command {
     Bench(commands::bench::BenchArgs),
     /// Parse, verify, transform and print an MLIR file.
     Opt(commands::opt::OptArgs),
+    /// Schedule a dataflow graph for memory and place its buffers (graph JSON).
+    Model(commands::model::ModelArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,5 +36,6 @@ fn main() -> ExitCode {
         Command::Plan(args) => commands::plan::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Opt(args) => commands::opt::run(args),
+        Command::Model(args) => commands::model::run(args),
     }
 }
