@@ -25,7 +25,11 @@
 
 use crate::affine::{AffineExpr, AffineMap};
 use crate::attrs::Dict;
+use crate::diag::Span;
 use crate::dialects::arith::{fastmath_none, inherent, overflow_none, FLOAT_OPS, INT_OVERFLOW_OPS};
+use crate::dialects::linalg_named::{
+    self, Attrs, BinaryFn, CastFn, Step, TernaryFn, To, UnaryFn, NAMED_OPS,
+};
 use crate::ident::Ident;
 use crate::ir::{BlockId, Module, OpId, OperationState, RegionId, ValueId};
 use crate::lexer::Tok;
@@ -35,119 +39,42 @@ use crate::registry::{traits, OpDef, Registry};
 use crate::types::TypeKind;
 use crate::{Attribute, Diagnostic, Type};
 
-/// The implicit body of a named op.
+/// The hand-written structured ops with an implicit body (LinalgStructuredOps.td; the
+/// OpDSL ones come from the generated table, see `linalg_named.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Body {
-    /// `yield %in` (fill, transpose, broadcast).
-    Forward,
-    /// `yield cast(%in)` (copy).
-    Copy,
-    /// `yield OP(%in)`.
-    Unary(&'static str),
-    /// `yield OP(%a, %b)` with a float and an integer variant.
-    Binary(&'static str, &'static str),
-    /// `yield mulf(%in, %in)`.
-    Square,
-    /// `yield divf(1.0, %in)`.
-    Reciprocal,
-    /// `yield add(%acc, mul(cast(%a), cast(%b)))` (contractions).
-    MulAcc,
-}
-
-/// Which default `indexing_maps` property an op carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Maps {
-    /// None (maps are implied by the op).
-    Implied,
+enum Hand {
     /// `linalg.matmul`.
     Matmul,
     /// `linalg.batch_matmul`.
     BatchMatmul,
     /// `linalg.batch_reduce_matmul`.
     BatchReduceMatmul,
+    /// `linalg.contract` (its `indexing_maps` are required).
+    Contract,
+    /// `linalg.elementwise` (`kind = #linalg.elementwise_kind<...>`).
+    Elementwise,
 }
 
-/// Named ops with `ins`/`outs` and an implicit body: name, inputs, body, maps.
-const NAMED: &[(&str, usize, Body, Maps)] = &[
-    ("linalg.fill", 1, Body::Forward, Maps::Implied),
-    ("linalg.copy", 1, Body::Copy, Maps::Implied),
-    (
-        "linalg.add",
-        2,
-        Body::Binary("arith.addf", "arith.addi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.sub",
-        2,
-        Body::Binary("arith.subf", "arith.subi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.mul",
-        2,
-        Body::Binary("arith.mulf", "arith.muli"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.div",
-        2,
-        Body::Binary("arith.divf", "arith.divsi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.div_unsigned",
-        2,
-        Body::Binary("arith.divf", "arith.divui"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.max",
-        2,
-        Body::Binary("arith.maximumf", "arith.maxsi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.min",
-        2,
-        Body::Binary("arith.minimumf", "arith.minsi"),
-        Maps::Implied,
-    ),
-    (
-        "linalg.powf",
-        2,
-        Body::Binary("math.powf", "math.powf"),
-        Maps::Implied,
-    ),
-    ("linalg.exp", 1, Body::Unary("math.exp"), Maps::Implied),
-    ("linalg.log", 1, Body::Unary("math.log"), Maps::Implied),
-    ("linalg.abs", 1, Body::Unary("math.absf"), Maps::Implied),
-    ("linalg.ceil", 1, Body::Unary("math.ceil"), Maps::Implied),
-    ("linalg.floor", 1, Body::Unary("math.floor"), Maps::Implied),
-    ("linalg.negf", 1, Body::Unary("arith.negf"), Maps::Implied),
-    ("linalg.round", 1, Body::Unary("math.round"), Maps::Implied),
-    ("linalg.sqrt", 1, Body::Unary("math.sqrt"), Maps::Implied),
-    ("linalg.rsqrt", 1, Body::Unary("math.rsqrt"), Maps::Implied),
-    ("linalg.tanh", 1, Body::Unary("math.tanh"), Maps::Implied),
-    ("linalg.erf", 1, Body::Unary("math.erf"), Maps::Implied),
-    ("linalg.square", 1, Body::Square, Maps::Implied),
-    ("linalg.reciprocal", 1, Body::Reciprocal, Maps::Implied),
-    ("linalg.matmul", 2, Body::MulAcc, Maps::Matmul),
-    ("linalg.batch_matmul", 2, Body::MulAcc, Maps::BatchMatmul),
-    (
-        "linalg.batch_reduce_matmul",
-        2,
-        Body::MulAcc,
-        Maps::BatchReduceMatmul,
-    ),
-    ("linalg.matvec", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.vecmat", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.batch_matvec", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.batch_vecmat", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.dot", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.mmt4d", 2, Body::MulAcc, Maps::Implied),
-    ("linalg.batch_mmt4d", 2, Body::MulAcc, Maps::Implied),
+const HAND: &[(&str, Hand)] = &[
+    ("linalg.matmul", Hand::Matmul),
+    ("linalg.batch_matmul", Hand::BatchMatmul),
+    ("linalg.batch_reduce_matmul", Hand::BatchReduceMatmul),
+    ("linalg.contract", Hand::Contract),
+    ("linalg.elementwise", Hand::Elementwise),
 ];
+
+/// The body of the contractions: `out + cast(a) * cast(b)` with the `cast` attribute.
+const MUL_ACC: &[Step] = &[
+    Step::Cast(CastFn::Attr, To::Arg(2), 0),
+    Step::Cast(CastFn::Attr, To::Arg(2), 1),
+    Step::Binary(BinaryFn::Mul, 3, 4),
+    Step::Binary(BinaryFn::Add, 2, 5),
+];
+
+fn hand(name: &str) -> Option<Hand> {
+    // Cheap pre-filter: every hand-written name contains "matmul", "contract" or "elementwise".
+    HAND.iter().find(|h| h.0 == name).map(|h| h.1)
+}
 
 /// Ops whose body is a single `linalg.yield %in` and a DPS `ins`/`outs` pair with an
 /// integer-array attribute after it: name and attribute.
@@ -164,28 +91,48 @@ const ITER_PREFIX: &str = "#linalg.iterator_type<";
 /// The iterator types MLIR 22 knows (`mlir::utils::IteratorType`).
 const ITERATOR_TYPES: [&str; 2] = ["parallel", "reduction"];
 
-fn named(name: &str) -> Option<(usize, Body, Maps)> {
-    NAMED.iter().find(|n| n.0 == name).map(|n| (n.1, n.2, n.3))
+/// True for structured ops whose body is implicit (built by the parser).
+fn has_implicit_body(name: &Ident) -> bool {
+    linalg_named::lookup_ident(name).is_some() || hand(name.as_str()).is_some()
 }
 
 /// True for ops implementing the LinalgOp interface here (parents of yield/index).
-fn is_structured(name: &str) -> bool {
+fn is_structured(ident: &Ident) -> bool {
+    let name = ident.as_str();
     name == "linalg.generic"
         || name == "linalg.map"
         || name == "linalg.reduce"
-        || named(name).is_some()
+        || has_implicit_body(ident)
         || PERMUTING.iter().any(|p| p.0 == name)
 }
 
 /// Registers the linalg ops.
 pub fn register(r: &mut Registry) {
-    for &(n, _, _, _) in NAMED {
+    for op in NAMED_OPS {
         r.register(OpDef {
             parse: Some(parse_named),
             print: Some(print_named),
-            verify: Some(verify_structured),
+            verify: Some(verify_named),
             traits: traits::SINGLE_BLOCK,
-            inherent: &[SEGMENTS, "indexing_maps", "cast"],
+            inherent: match op.attrs {
+                Attrs::None => &[SEGMENTS],
+                Attrs::Cast => &[SEGMENTS, "cast"],
+                Attrs::Window(_) => &[SEGMENTS, "strides", "dilations"],
+            },
+            ..OpDef::new(op.name)
+        });
+    }
+    for &(n, h) in HAND {
+        r.register(OpDef {
+            parse: Some(parse_hand),
+            print: Some(print_hand),
+            verify: Some(verify_hand),
+            traits: traits::SINGLE_BLOCK,
+            inherent: if h == Hand::Elementwise {
+                &[SEGMENTS, "indexing_maps", "kind"]
+            } else {
+                &[SEGMENTS, "indexing_maps", "cast"]
+            },
             ..OpDef::new(n)
         });
     }
@@ -223,6 +170,7 @@ pub fn register(r: &mut Registry) {
             ..OpDef::new(n)
         });
     }
+    register_aggregates(r);
     r.register(OpDef {
         parse: Some(parse_yield),
         print: Some(print_yield),
@@ -244,14 +192,19 @@ pub fn register(r: &mut Registry) {
 /// Element type of a memref / tensor operand, the type itself otherwise (what linalg's region
 /// builder and verifier use: unlike `getElementTypeOrSelf`, vectors are not unwrapped).
 fn elem_or_self(t: &Type) -> Type {
+    elem_or_self_ref(t).clone()
+}
+
+/// [`elem_or_self`] without the clone.
+fn elem_or_self_ref(t: &Type) -> &Type {
     match t.kind() {
         TypeKind::RankedTensor { elem, .. }
         | TypeKind::UnrankedTensor { elem }
         | TypeKind::MemRef { elem, .. }
-        | TypeKind::UnrankedMemRef { elem, .. } => elem.clone(),
+        | TypeKind::UnrankedMemRef { elem, .. } => elem,
         // A vector operand of a linalg op is a scalar-like value: it is its own block argument
         // type (`linalg.fill ins(%c : vector<4xf32>)` gets `^bb0(%in: vector<4xf32>, ...)`).
-        _ => t.clone(),
+        _ => t,
     }
 }
 
@@ -317,139 +270,35 @@ impl BodyBuilder<'_> {
         self.m.append_op(self.b, o);
         self.m.result(o, 0)
     }
-    fn payload(&mut self, name: &'static str, operands: &[ValueId], ty: Type) -> ValueId {
-        let props = default_props(name);
-        self.op(name, operands, ty, props)
-    }
     fn yield_(&mut self, vals: &[ValueId]) {
         let mut st = OperationState::new("linalg.yield");
         st.operands = vals.to_vec();
         let o = self.m.create_op(st);
         self.m.append_op(self.b, o);
     }
-    /// MLIR's `TypeFn::cast_signed` / `cast_unsigned` from `v`'s type to `to`.
-    fn cast(&mut self, v: ValueId, to: &Type, unsigned: bool) -> ValueId {
-        let from = self.m.value_type(v).clone();
-        if from == *to {
-            return v;
-        }
-        let int = |t: &Type| t.is_integer();
-        let w = |t: &Type| t.bit_width().unwrap_or(0);
-        let name = if int(&from) && int(to) {
-            if w(&from) < w(to) {
-                if unsigned || w(&from) == 1 {
-                    "arith.extui"
-                } else {
-                    "arith.extsi"
-                }
-            } else {
-                "arith.trunci"
-            }
-        } else if int(&from) && to.is_float() {
-            if unsigned {
-                "arith.uitofp"
-            } else {
-                "arith.sitofp"
-            }
-        } else if from.is_float() && to.is_float() {
-            if w(&from) < w(to) {
-                "arith.extf"
-            } else {
-                "arith.truncf"
-            }
-        } else if from.is_float() && int(to) {
-            if unsigned {
-                "arith.fptoui"
-            } else {
-                "arith.fptosi"
-            }
-        } else if from.is_index() || to.is_index() {
-            if unsigned {
-                "arith.index_castui"
-            } else {
-                "arith.index_cast"
-            }
-        } else {
-            return v;
-        };
-        self.op(name, &[v], to.clone(), Dict::new())
-    }
 }
 
-/// Builds the body region of a named op from its operand types.
-fn build_named_body(
+/// Builds the implicit body region of a structured op from its operand types: block
+/// arguments of the operands' element types, then `steps` and `linalg.yield`. Errors
+/// (operand types the body cannot be built for) are reported at `at`.
+fn build_region(
     p: &mut Parser<'_>,
-    body: Body,
     in_tys: &[Type],
     out_tys: &[Type],
+    steps: &[Step],
+    yields: &[u8],
     unsigned: bool,
-) -> RegionId {
+    at: Span,
+) -> PResult<RegionId> {
     let m = p.module_mut();
     let r = m.create_region();
     let b = m.create_block();
     m.append_block(r, b);
-    let args: Vec<ValueId> = in_tys
-        .iter()
-        .chain(out_tys)
-        .map(|t| m.add_block_arg(b, elem_or_self(t), None))
-        .collect();
-    let out_ty = out_tys.first().map(elem_or_self).unwrap_or_else(Type::none);
-    let mut bb = BodyBuilder { m, b };
-    let n_in = in_tys.len();
-    let y = match body {
-        _ if args.len() < n_in + 1 || n_in == 0 => None,
-        Body::Forward => Some(args[0]),
-        Body::Copy => Some(bb.cast(args[0], &out_ty, unsigned)),
-        Body::Unary(op) => {
-            let t = bb.m.value_type(args[0]).clone();
-            Some(bb.payload(op, &[args[0]], t))
-        }
-        Body::Square => {
-            let t = bb.m.value_type(args[0]).clone();
-            let name = if t.is_float() {
-                "arith.mulf"
-            } else {
-                "arith.muli"
-            };
-            Some(bb.payload(name, &[args[0], args[0]], t))
-        }
-        Body::Reciprocal => {
-            let t = bb.m.value_type(args[0]).clone();
-            let one = Attribute::Float {
-                value: 1.0,
-                bits: None,
-                ty: t.clone(),
-            };
-            let mut props = Dict::new();
-            props.set("value", one);
-            let c = bb.op("arith.constant", &[], t.clone(), props);
-            Some(bb.payload("arith.divf", &[c, args[0]], t))
-        }
-        Body::Binary(f, i) if n_in >= 2 => {
-            let t = bb.m.value_type(args[0]).clone();
-            let name = if t.is_float() { f } else { i };
-            Some(bb.payload(name, &[args[0], args[1]], t))
-        }
-        Body::MulAcc if n_in >= 2 => {
-            let a = bb.cast(args[0], &out_ty, unsigned);
-            let c = bb.cast(args[1], &out_ty, unsigned);
-            let (mul, add) = if out_ty.is_float() {
-                ("arith.mulf", "arith.addf")
-            } else if out_ty == Type::int(1) {
-                ("arith.andi", "arith.ori")
-            } else {
-                ("arith.muli", "arith.addi")
-            };
-            let prod = bb.payload(mul, &[a, c], out_ty.clone());
-            Some(bb.payload(add, &[args[n_in], prod], out_ty.clone()))
-        }
-        _ => None,
-    };
-    match y {
-        Some(v) => bb.yield_(&[v]),
-        None => bb.yield_(&[]),
+    for t in in_tys.iter().chain(out_tys) {
+        m.add_block_arg(b, elem_or_self(t), None);
     }
-    r
+    linalg_named::build_body(m, b, steps, yields, unsigned).map_err(|e| Diagnostic::new(at, e))?;
+    Ok(r)
 }
 
 // ===== ins / outs =====
@@ -573,7 +422,8 @@ fn tensor_results(outs: &[Type]) -> Vec<Type> {
 
 // ===== named ops =====
 
-fn default_maps(kind: Maps) -> Option<Vec<AffineMap>> {
+/// The default `indexing_maps` of the hand-written ops (`None`: required / rank-dependent).
+fn default_maps(kind: Hand, out_rank: usize, n_operands: usize) -> Option<Vec<AffineMap>> {
     let d = AffineExpr::Dim;
     let map = |n: u32, r: Vec<AffineExpr>| AffineMap {
         num_dims: n,
@@ -581,18 +431,19 @@ fn default_maps(kind: Maps) -> Option<Vec<AffineMap>> {
         results: r,
     };
     Some(match kind {
-        Maps::Implied => return None,
-        Maps::Matmul => vec![
+        Hand::Contract => return None,
+        Hand::Elementwise => vec![AffineMap::identity(out_rank as u32); n_operands],
+        Hand::Matmul => vec![
             map(3, vec![d(0), d(2)]),
             map(3, vec![d(2), d(1)]),
             map(3, vec![d(0), d(1)]),
         ],
-        Maps::BatchMatmul => vec![
+        Hand::BatchMatmul => vec![
             map(4, vec![d(0), d(1), d(3)]),
             map(4, vec![d(0), d(3), d(2)]),
             map(4, vec![d(0), d(1), d(2)]),
         ],
-        Maps::BatchReduceMatmul => vec![
+        Hand::BatchReduceMatmul => vec![
             map(4, vec![d(0), d(1), d(3)]),
             map(4, vec![d(0), d(3), d(2)]),
             map(4, vec![d(1), d(2)]),
@@ -604,78 +455,302 @@ fn maps_attr(maps: Vec<AffineMap>) -> Attribute {
     Attribute::Array(maps.into_iter().map(Attribute::AffineMap).collect())
 }
 
+/// The `cast` attribute as the region builder sees it: from the attribute dictionary of the
+/// custom form only (MLIR passes `result.attributes` to the builder).
 fn is_unsigned_cast(st: &OperationState) -> bool {
-    st.props
-        .get("cast")
-        .or_else(|| st.attrs.get("cast"))
-        .is_some_and(|a| a.to_string().contains("cast_unsigned"))
+    matches!(st.attrs.get("cast"), Some(Attribute::Opaque(t)) if t == "#linalg.type_fn<cast_unsigned>")
+}
+
+/// The `[parseNamedStructuredOpRegion]` check of the operand count.
+fn check_region_args(p: &Parser<'_>, want: usize, got: usize) -> PResult<()> {
+    if want != got {
+        return Err(p.error_here(format!(
+            "[parseNamedStructuredOpRegion] ods-gen generated region expects {want} args, got {got}"
+        )));
+    }
+    Ok(())
 }
 
 fn parse_named(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    let Some((_, body, maps)) = named(&st.name) else {
+    let Some(op) = linalg_named::lookup_ident(&st.name) else {
         return Err(p.error_here("unknown linalg named op"));
     };
-    if maps != Maps::Implied {
-        if p.parse_optional_keyword("indexing_maps") {
-            p.parse_equal()?;
-            let at = p.current_span();
-            let a = p.parse_attribute()?;
-            let ok = matches!(&a, Attribute::Array(v) if !v.is_empty() && v.iter().all(|x| matches!(x, Attribute::AffineMap(_))));
-            if !ok {
-                return Err(Diagnostic::new(at, "expected affine map attribute"));
-            }
-            st.props.set("indexing_maps", a);
-        } else if let Some(dm) = default_maps(maps) {
-            st.props.set("indexing_maps", maps_attr(dm));
-        }
-    }
+    let at = p.current_span();
     let (ins, outs) = parse_ins_outs(p, st)?;
     st.props.set(SEGMENTS, segments(ins.len(), outs.len()));
-    p.parse_optional_attr_dict(&mut st.attrs)?;
     st.result_types = p.parse_optional_arrow_type_list()?;
-    let r = build_named_body(p, body, &ins, &outs, is_unsigned_cast(st));
+    check_region_args(
+        p,
+        usize::from(op.inputs) + usize::from(op.outputs),
+        ins.len() + outs.len(),
+    )?;
+    let r = build_region(p, &ins, &outs, op.body, op.yields, is_unsigned_cast(st), at)?;
     st.regions.push(r);
     Ok(())
 }
 
+/// Properties and attributes minus `elided`, sorted by name (MLIR prints the op's
+/// attribute dictionary, which is sorted).
+fn sorted_attrs(m: &Module, op: OpId, elided: &[&str]) -> Dict {
+    let mut d = merged_attrs(m, op, elided);
+    d.0.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
+    d
+}
+
+/// ` {attrs} ins(...) outs(...) -> results`, or `false` when the operands are malformed.
+fn print_named_tail(p: &mut Printer<'_>, op: OpId, elided: &[&str]) -> bool {
+    let m = p.module();
+    let Some((ins, outs)) = split_operands(m, op) else {
+        return false;
+    };
+    let extra = sorted_attrs(m, op, elided);
+    p.print_optional_attr_dict(&extra, &[]);
+    print_ins_outs(p, ins, outs);
+    print_arrow_results(p, op);
+    true
+}
+
 fn print_named(p: &mut Printer<'_>, op: OpId) -> bool {
+    print_named_tail(p, op, &[SEGMENTS, MEMOIZED])
+}
+
+/// Parses `[affine_map, ...]` after `indexing_maps =`.
+fn parse_maps_list(p: &mut Parser<'_>) -> PResult<Attribute> {
+    p.parse_equal()?;
+    let at = p.current_span();
+    let a = p.parse_attribute()?;
+    let ok =
+        matches!(&a, Attribute::Array(v) if v.iter().all(|x| matches!(x, Attribute::AffineMap(_))));
+    if !ok {
+        return Err(Diagnostic::new(at, "expected affine map attribute"));
+    }
+    Ok(a)
+}
+
+/// The elementwise kind named by `#linalg.elementwise_kind<NAME>`: its implicit body.
+fn elementwise_body(kind: &Attribute) -> Option<(usize, Step)> {
+    let Attribute::Opaque(t) = kind else {
+        return None;
+    };
+    let name = t
+        .strip_prefix("#linalg.elementwise_kind<")?
+        .strip_suffix('>')?
+        .trim();
+    if let Some(f) = UnaryFn::ALL.iter().find(|f| f.name() == name) {
+        return Some((1, Step::Unary(*f, 0)));
+    }
+    if let Some(f) = BinaryFn::ALL.iter().find(|f| f.name() == name) {
+        return Some((2, Step::Binary(*f, 0, 1)));
+    }
+    TernaryFn::ALL
+        .iter()
+        .find(|f| f.name() == name)
+        .map(|f| (3, Step::Ternary(*f, 0, 1, 2)))
+}
+
+fn parse_hand(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let Some(kind) = hand(&st.name) else {
+        return Err(p.error_here("unknown linalg named op"));
+    };
+    let mut ew = None;
+    if kind == Hand::Elementwise {
+        p.parse_keyword("kind")?;
+        p.parse_equal()?;
+        let at = p.current_span();
+        let k = p.parse_attribute()?;
+        let Some(body) = elementwise_body(&k) else {
+            return Err(Diagnostic::new(
+                at,
+                "expected a #linalg.elementwise_kind attribute",
+            ));
+        };
+        ew = Some(body);
+        st.props.set("kind", k);
+    }
+    let mut maps = None;
+    if kind == Hand::Contract {
+        p.parse_keyword("indexing_maps")?;
+        maps = Some(parse_maps_list(p)?);
+    } else if p.parse_optional_keyword("indexing_maps") {
+        maps = Some(parse_maps_list(p)?);
+    }
+    let at = p.current_span();
+    let (ins, outs) = parse_ins_outs(p, st)?;
+    st.result_types = p.parse_optional_arrow_type_list()?;
+    let n = ins.len() + outs.len();
+    let out_rank = outs.first().map_or(0, operand_rank);
+    // Properties in MLIR's (sorted) order: indexing_maps, kind, operandSegmentSizes.
+    let maps = maps.or_else(|| default_maps(kind, out_rank, n).map(maps_attr));
+    let kind_attr = st.props.remove("kind");
+    if let Some(a) = maps {
+        st.props.set("indexing_maps", a);
+    }
+    if let Some(k) = kind_attr {
+        st.props.set("kind", k);
+    }
+    st.props.set(SEGMENTS, segments(ins.len(), outs.len()));
+    let r = match ew {
+        Some((arity, step)) => {
+            check_region_args(p, arity + 1, n)?;
+            let y = (arity + 1) as u8;
+            build_region(p, &ins, &outs, &[step], &[y], false, at)?
+        }
+        None => {
+            check_region_args(p, 3, n)?;
+            build_region(p, &ins, &outs, MUL_ACC, &[6], is_unsigned_cast(st), at)?
+        }
+    };
+    st.regions.push(r);
+    Ok(())
+}
+
+fn print_maps_list(p: &mut Printer<'_>, v: &[Attribute]) {
+    p.write(" indexing_maps = [");
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            p.write(", ");
+        }
+        p.print_attr(x);
+    }
+    p.write("]");
+}
+
+fn print_hand(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
     let d = m.op(op);
-    let Some((_, _, maps)) = named(&d.name) else {
+    let Some(kind) = hand(&d.name) else {
         return false;
     };
     let Some((ins, outs)) = split_operands(m, op) else {
         return false;
     };
-    if maps != Maps::Implied {
-        let dflt = default_maps(maps).map(maps_attr);
-        match d.props.get("indexing_maps") {
-            Some(a) if Some(a) != dflt.as_ref() => {
-                // The custom form re-parses only affine maps here.
-                let Attribute::Array(v) = a else {
-                    return false;
-                };
-                if !v.iter().all(|x| matches!(x, Attribute::AffineMap(_))) {
-                    return false;
-                }
-                p.write(" indexing_maps = [");
-                for (i, x) in v.iter().enumerate() {
-                    if i > 0 {
-                        p.write(", ");
-                    }
-                    p.print_attr(x);
-                }
-                p.write("]");
+    if kind == Hand::Elementwise {
+        match d.props.get("kind") {
+            Some(k) if elementwise_body(k).is_some() => {
+                p.write(" kind=");
+                p.print_attr(k);
             }
-            Some(_) => {}
-            None => return false,
+            _ => return false,
         }
     }
-    let extra = merged_attrs(m, op, &[SEGMENTS, MEMOIZED, "indexing_maps"]);
-    p.print_optional_attr_dict(&extra, &[]);
-    print_ins_outs(p, ins, outs);
-    print_arrow_results(p, op);
-    true
+    let out_rank = outs.first().map_or(0, |&v| operand_rank(m.value_type(v)));
+    let dflt = default_maps(kind, out_rank, ins.len() + outs.len()).map(maps_attr);
+    match d.props.get("indexing_maps") {
+        Some(a) if Some(a) != dflt.as_ref() => {
+            // The custom form re-parses only affine maps here.
+            let Attribute::Array(v) = a else {
+                return false;
+            };
+            if !v.iter().all(|x| matches!(x, Attribute::AffineMap(_))) {
+                return false;
+            }
+            print_maps_list(p, v);
+        }
+        Some(_) => {}
+        None => return false,
+    }
+    print_named_tail(p, op, &[SEGMENTS, MEMOIZED, "indexing_maps", "kind"])
+}
+
+/// The rank checks MLIR's `verifyStructuredOpInterface` does with the indexing maps.
+fn verify_map_ranks(
+    m: &Module,
+    all: impl Iterator<Item = ValueId>,
+    ranks: impl Iterator<Item = usize>,
+) -> Result<(), String> {
+    for (i, (v, want)) in all.zip(ranks).enumerate() {
+        let rank = operand_rank(m.value_type(v));
+        if rank != want {
+            return Err(format!(
+                "expected operand rank ({rank}) to match the result rank of indexing_map #{i} ({want})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
+    let (ins, outs) = verify_structured_impl(m, op, true)?;
+    let d = m.op(op);
+    let Some(named) = linalg_named::lookup_ident(&d.name) else {
+        return Ok(());
+    };
+    if let Attrs::Window(n) = named.attrs {
+        for a in ["strides", "dilations"] {
+            let Some(v) = inherent(d, a) else { continue };
+            let Attribute::Elements { ty, .. } = v else {
+                return Err(format!("attribute '{a}' failed to satisfy constraint: 64-bit signless int elements attribute of shape [{n}]"));
+            };
+            if ty.element_type() != Some(&Type::int(64)) {
+                return Err(format!("incorrect element type for index attribute '{a}'"));
+            }
+            if ty.shape() != Some(&[i64::from(n)]) {
+                return Err(format!("incorrect shape for index attribute '{a}'"));
+            }
+        }
+    }
+    let all = || ins.iter().chain(outs).copied();
+    if named.maps.is_empty() {
+        // Element-wise: scalars get `() -> ()`, everything else the identity of the init's
+        // rank.
+        let loops = outs.first().map_or(0, |&v| operand_rank(m.value_type(v)));
+        let ranks = all().map(|v| match operand_rank(m.value_type(v)) {
+            0 => 0,
+            _ => loops,
+        });
+        verify_map_ranks(m, all(), ranks)?;
+        return verify_elementwise_shapes(m, all());
+    }
+    verify_map_ranks(m, all(), named.maps.iter().map(|r| r.len()))?;
+    let all: Vec<ValueId> = all().collect();
+    let ranks: Vec<usize> = all.iter().map(|&v| operand_rank(m.value_type(v))).collect();
+    match linalg_named::indexing_maps(named, &d.props, &ranks) {
+        Some(maps) => verify_static_shapes(m, &all, &maps.iter().collect::<Vec<_>>()),
+        None => Ok(()),
+    }
+}
+
+fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
+    let (ins, outs) = verify_structured_impl(m, op, true)?;
+    let d = m.op(op);
+    let Some(Attribute::Array(maps)) = inherent(d, "indexing_maps") else {
+        return Err("requires attribute 'indexing_maps'".into());
+    };
+    let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
+    if maps.len() != all.len() {
+        return Err(format!(
+            "expected the number of indexing_map ({}) to be equal to the number of input/output operands ({})",
+            maps.len(),
+            all.len()
+        ));
+    }
+    let maps: Vec<&AffineMap> = maps
+        .iter()
+        .filter_map(|a| match a {
+            Attribute::AffineMap(map) => Some(map),
+            _ => None,
+        })
+        .collect();
+    if maps.len() != all.len() {
+        return Err("expected indexing_maps to hold affine maps".into());
+    }
+    let loops = maps.first().map_or(0, |m| m.num_dims);
+    for (i, map) in maps.iter().enumerate() {
+        if map.num_symbols != 0 {
+            return Err(format!("unexpected symbols in indexing_map #{i}"));
+        }
+        if map.num_dims != loops {
+            return Err(format!(
+                "expected indexing_map #{i} to have {loops} dim(s) to match the number of loops"
+            ));
+        }
+    }
+    verify_map_ranks(
+        m,
+        all.iter().copied(),
+        maps.iter().map(|map| map.results.len()),
+    )?;
+    verify_static_shapes(m, &all, &maps)
 }
 
 // ===== transpose / broadcast =====
@@ -715,7 +790,8 @@ fn parse_permuting(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     st.props.set(attr, a);
     p.parse_optional_attr_dict(&mut st.attrs)?;
     st.result_types = tensor_results(&outs);
-    let r = build_named_body(p, Body::Forward, &ins, &outs, false);
+    let at = p.current_span();
+    let r = build_region(p, &ins, &outs, &[], &[0], false, at)?;
     st.regions.push(r);
     Ok(())
 }
@@ -1101,6 +1177,12 @@ fn num_loops(m: &Module, op: OpId) -> Option<usize> {
         }
     }
     let (ins, outs) = split_operands(m, op)?;
+    if let Some(named) = linalg_named::lookup_ident(&d.name) {
+        if !named.iterators.is_empty() {
+            return Some(named.iterators.len());
+        }
+        return outs.first().map(|&v| operand_rank(m.value_type(v)));
+    }
     match d.name.as_str() {
         "linalg.reduce" | "linalg.transpose" | "linalg.broadcast" => {
             ins.first().map(|&v| operand_rank(m.value_type(v)))
@@ -1113,6 +1195,19 @@ fn num_loops(m: &Module, op: OpId) -> Option<usize> {
 }
 
 fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
+    verify_structured_impl(m, op, false).map(|_| ())
+}
+
+/// The (inputs, outputs) of a verified structured op.
+type InsOuts<'m> = (&'m [ValueId], &'m [ValueId]);
+
+/// The checks common to structured ops; `implicit_body`: the op is a named op whose body
+/// the parser builds (its block arguments are checked like `linalg.generic`'s).
+fn verify_structured_impl(
+    m: &Module,
+    op: OpId,
+    implicit_body: bool,
+) -> Result<InsOuts<'_>, String> {
     let d = m.op(op);
     let regions = m.regions(op);
     if regions.len() != 1 || m.region_blocks(regions[0]).len() != 1 {
@@ -1164,7 +1259,8 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
     let b = m.region_blocks(regions[0])[0];
     let args = m.block_args(b);
     let n_all = ins.len() + outs.len();
-    if d.name == "linalg.generic" || named(&d.name).is_some() || d.name == "linalg.reduce" {
+    let generic = d.name == "linalg.generic";
+    if generic || implicit_body || d.name == "linalg.reduce" {
         if args.len() != n_all {
             return Err(format!(
                 "expected as many non-induction variable region arguments as the number of input/output operands ({} vs {})",
@@ -1172,11 +1268,11 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
                 n_all
             ));
         }
-        if d.name == "linalg.generic" {
+        if generic || implicit_body {
             for (i, (&a, &v)) in args.iter().zip(ins.iter().chain(outs)).enumerate() {
-                let want = elem_or_self(m.value_type(v));
+                let want = elem_or_self_ref(m.value_type(v));
                 let got = m.value_type(a);
-                if *got != want {
+                if got != want {
                     return Err(format!(
                         "expected type of bb argument #{i} ('{got}') to match element or self type of the corresponding operand ('{want}')"
                     ));
@@ -1184,9 +1280,149 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
             }
         }
     }
-    if d.name == "linalg.generic" {
+    if generic {
         let all: Vec<ValueId> = ins.iter().chain(outs).copied().collect();
         verify_generic_maps(m, op, &all)?;
+        if let Some(Attribute::Array(maps)) = inherent(d, "indexing_maps") {
+            let maps: Vec<&AffineMap> = maps
+                .iter()
+                .filter_map(|a| match a {
+                    Attribute::AffineMap(map) => Some(map),
+                    _ => None,
+                })
+                .collect();
+            verify_static_shapes(m, &all, &maps)?;
+        }
+    }
+    Ok((ins, outs))
+}
+
+/// Static shape of a structured op's operand (`[]` for scalars).
+fn static_shape(t: &Type) -> &[i64] {
+    match t.kind() {
+        TypeKind::RankedTensor { shape, .. } | TypeKind::MemRef { shape, .. } => shape,
+        _ => &[],
+    }
+}
+
+/// The value of an affine expression at a point (`None` on symbols or division by zero).
+fn eval_affine(e: &AffineExpr, at: &[i64]) -> Option<i64> {
+    Some(match e {
+        AffineExpr::Dim(d) => *at.get(*d as usize)?,
+        AffineExpr::Symbol(_) => return None,
+        AffineExpr::Const(c) => *c,
+        AffineExpr::Add(a, b) => eval_affine(a, at)?.checked_add(eval_affine(b, at)?)?,
+        AffineExpr::Mul(a, b) => eval_affine(a, at)?.checked_mul(eval_affine(b, at)?)?,
+        AffineExpr::Mod(a, b) => eval_affine(a, at)?.checked_rem_euclid(eval_affine(b, at)?)?,
+        AffineExpr::FloorDiv(a, b) => {
+            let (x, y) = (eval_affine(a, at)?, eval_affine(b, at)?);
+            if y == 0 {
+                return None;
+            }
+            x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0)
+        }
+        AffineExpr::CeilDiv(a, b) => {
+            let (x, y) = (eval_affine(a, at)?, eval_affine(b, at)?);
+            if y == 0 {
+                return None;
+            }
+            -((-x).div_euclid(y) - i64::from(y < 0 && (-x).rem_euclid(y) != 0))
+        }
+    })
+}
+
+/// MLIR's static shape check of structured ops (`verifyStructuredOpInterface`): the loop
+/// ranges come from the first operand dimension indexed by each loop alone; when all are
+/// static, every static non-zero operand dimension must equal (pure loop index) or hold (any
+/// other expression) the range of its indexing expression.
+fn verify_static_shapes(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Result<(), String> {
+    let Some(loops) = maps.first().map(|m| m.num_dims as usize) else {
+        return Ok(());
+    };
+    let mut ranges: Vec<Option<i64>> = vec![None; loops];
+    for (&v, map) in all.iter().zip(maps) {
+        let shape = static_shape(m.value_type(v));
+        for (k, e) in map.results.iter().enumerate() {
+            if let (AffineExpr::Dim(d), Some(&size)) = (e, shape.get(k)) {
+                if let Some(r) = ranges.get_mut(*d as usize) {
+                    r.get_or_insert(size);
+                }
+            }
+        }
+    }
+    let Some(end) = ranges
+        .iter()
+        .map(|r| r.filter(|&x| x != crate::DYNAMIC).map(|x| x - 1))
+        .collect::<Option<Vec<i64>>>()
+    else {
+        return Ok(());
+    };
+    let start = vec![0; loops];
+    for (i, (&v, map)) in all.iter().zip(maps).enumerate() {
+        let shape = static_shape(m.value_type(v));
+        for (k, (e, &size)) in map.results.iter().zip(shape).enumerate() {
+            if size == crate::DYNAMIC || size == 0 {
+                continue;
+            }
+            let (Some(a), Some(b)) = (eval_affine(e, &start), eval_affine(e, &end)) else {
+                continue;
+            };
+            if a.min(b) < 0 {
+                return Err(format!(
+                    "unexpected result less than 0 at expression #{k} in {map}"
+                ));
+            }
+            let inferred = a.max(b) + 1;
+            if matches!(e, AffineExpr::Dim(_)) {
+                if inferred != size {
+                    return Err(format!(
+                        "inferred input/output operand #{i} has shape's dimension #{k} to be {inferred}, but found {size}"
+                    ));
+                }
+            } else if inferred > size {
+                return Err(format!(
+                    "inferred input/output operand #{i} has shape's dimension #{k} to be greater than or equal to {inferred}, but found {size}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`verify_static_shapes`] for element-wise ops (identity maps over the first shaped
+/// operand's rank, scalars `() -> ()`), without building the maps.
+fn verify_elementwise_shapes(
+    m: &Module,
+    all: impl Iterator<Item = ValueId> + Clone,
+) -> Result<(), String> {
+    let Some(ranges) = all
+        .clone()
+        .map(|v| static_shape(m.value_type(v)))
+        .find(|s| !s.is_empty())
+    else {
+        return Ok(());
+    };
+    if ranges.contains(&crate::DYNAMIC) {
+        return Ok(());
+    }
+    for (i, v) in all.enumerate() {
+        let shape = static_shape(m.value_type(v));
+        for (k, (&size, &range)) in shape.iter().zip(ranges).enumerate() {
+            if size == crate::DYNAMIC || size == 0 {
+                continue;
+            }
+            if range == 0 {
+                return Err(format!(
+                    "unexpected result less than 0 at expression #{k} in {}",
+                    AffineMap::identity(ranges.len() as u32)
+                ));
+            }
+            if size != range {
+                return Err(format!(
+                    "inferred input/output operand #{i} has shape's dimension #{k} to be {range}, but found {size}"
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -1264,8 +1500,8 @@ fn verify_yield(m: &Module, op: OpId) -> Result<(), String> {
     }
     for (i, (&v, &o)) in vals.iter().zip(outs).enumerate() {
         let got = m.value_type(v);
-        let want = elem_or_self(m.value_type(o));
-        if *got != want {
+        let want = elem_or_self_ref(m.value_type(o));
+        if got != want {
             return Err(format!(
                 "type of yield operand {} ('{got}') doesn't match the element type of the enclosing {} op ('{want}')",
                 i + 1,
@@ -1294,6 +1530,621 @@ fn verify_index(m: &Module, op: OpId) -> Result<(), String> {
             return Err(format!(
                 "expected dim ({dim}) to be lower than the number of loops ({n}) of the enclosing LinalgOp"
             ));
+        }
+    }
+    Ok(())
+}
+
+// ===== softmax / winograd transforms / pack / unpack (declarative formats) =====
+
+/// `linalg.winograd_*_transform`: name and the ranks of `ins` and `outs`.
+const WINOGRAD: &[(&str, usize, usize)] = &[
+    ("linalg.winograd_filter_transform", 4, 4),
+    ("linalg.winograd_input_transform", 4, 6),
+    ("linalg.winograd_output_transform", 6, 4),
+];
+/// `WinogradConv2DFmr` cases, by value.
+const WINOGRAD_FMR: [&str; 3] = ["F_2_3", "F_4_3", "F_2_5"];
+
+fn register_aggregates(r: &mut Registry) {
+    r.register(OpDef {
+        parse: Some(parse_softmax),
+        print: Some(print_softmax),
+        verify: Some(verify_softmax),
+        inherent: &["dimension"],
+        ..OpDef::new("linalg.softmax")
+    });
+    for &(n, _, _) in WINOGRAD {
+        r.register(OpDef {
+            parse: Some(parse_winograd),
+            print: Some(print_winograd),
+            verify: Some(verify_winograd),
+            inherent: &["fmr"],
+            ..OpDef::new(n)
+        });
+    }
+    for n in ["linalg.pack", "linalg.unpack"] {
+        r.register(OpDef {
+            parse: Some(parse_relayout),
+            print: Some(print_relayout),
+            verify: Some(verify_relayout),
+            inherent: &[
+                SEGMENTS,
+                "outer_dims_perm",
+                "inner_dims_pos",
+                "static_inner_tiles",
+            ],
+            ..OpDef::new(n)
+        });
+    }
+}
+
+/// `KW ( %v : T )`: one operand with its type.
+fn parse_kw_operand(p: &mut Parser<'_>, kw: &str) -> PResult<(ValueId, Type)> {
+    p.parse_keyword(kw)?;
+    p.parse_lparen()?;
+    let u = p.parse_operand()?;
+    let t = p.parse_colon_type()?;
+    p.parse_rparen()?;
+    let v = p.resolve_operand(&u, &t)?;
+    Ok((v, t))
+}
+
+fn print_kw_operand(p: &mut Printer<'_>, kw: &str, v: ValueId) {
+    p.write(" ");
+    p.write(kw);
+    p.write("(");
+    p.print_operand(v);
+    p.write(" : ");
+    p.print_type(p.module().value_type(v));
+    p.write(")");
+}
+
+fn parse_softmax(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_keyword("dimension")?;
+    p.parse_lparen()?;
+    let d = p.parse_integer()?;
+    p.parse_rparen()?;
+    st.props
+        .set("dimension", Attribute::int(i128::from(d), Type::int(64)));
+    let (a, _) = parse_kw_operand(p, "ins")?;
+    let (b, _) = parse_kw_operand(p, "outs")?;
+    st.operands = vec![a, b];
+    st.result_types = p.parse_optional_arrow_type_list()?;
+    Ok(())
+}
+
+fn print_softmax(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let ops = m.operands(op);
+    let Some(Attribute::Integer { value, ty }) = d.props.get("dimension") else {
+        return false;
+    };
+    if ops.len() != 2 || *ty != Type::int(64) {
+        return false;
+    }
+    let dim = *value;
+    p.print_optional_attr_dict(&sorted_attrs(m, op, &["dimension"]), &[]);
+    p.write(&format!(" dimension({dim})"));
+    print_kw_operand(p, "ins", ops[0]);
+    print_kw_operand(p, "outs", ops[1]);
+    print_arrow_results(p, op);
+    true
+}
+
+fn verify_softmax(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    if ops.len() != 2 {
+        return Err(format!("expected 2 operands, but found {}", ops.len()));
+    }
+    let (ti, to) = (m.value_type(ops[0]), m.value_type(ops[1]));
+    for (i, t) in [ti, to].into_iter().enumerate() {
+        if t.shape().is_none() || matches!(t.kind(), TypeKind::Vector { .. }) {
+            return Err(format!(
+                "operand #{i} must be shaped of any type values, but got '{t}'"
+            ));
+        }
+    }
+    if ti.element_type() != to.element_type() {
+        return Err("failed to verify that input and output have same element type".into());
+    }
+    let tensor_res = usize::from(is_tensor(to));
+    if m.results(op).len() != tensor_res || m.results(op).iter().any(|&r| m.value_type(r) != to) {
+        return Err("result types must match the tensor `outs` operand".into());
+    }
+    let (si, so) = (ti.shape().unwrap_or(&[]), to.shape().unwrap_or(&[]));
+    if si.len() != so.len()
+        || si
+            .iter()
+            .zip(so)
+            .any(|(&a, &b)| a != b && a != crate::DYNAMIC && b != crate::DYNAMIC)
+    {
+        return Err("incompatible output shape".into());
+    }
+    match inherent(m.op(op), "dimension").and_then(Attribute::as_int) {
+        Some(d) if d >= 0 && (d as usize) < si.len() => Ok(()),
+        Some(_) => Err("incorrect dimension specified".into()),
+        None => Err("requires attribute 'dimension'".into()),
+    }
+}
+
+fn parse_winograd(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_keyword("fmr")?;
+    p.parse_lparen()?;
+    let at = p.current_span();
+    let kw = p.parse_keyword_any("fmr case")?;
+    let Some(v) = WINOGRAD_FMR.iter().position(|c| *c == kw) else {
+        return Err(Diagnostic::new(
+            at,
+            format!("expected one of [F_2_3, F_4_3, F_2_5] for WinogradConv2DFmr, got: {kw}"),
+        ));
+    };
+    p.parse_rparen()?;
+    st.props
+        .set("fmr", Attribute::int(v as i128, Type::int(32)));
+    let (a, _) = parse_kw_operand(p, "ins")?;
+    let (b, _) = parse_kw_operand(p, "outs")?;
+    st.operands = vec![a, b];
+    p.parse_arrow()?;
+    st.result_types.push(p.parse_type()?);
+    Ok(())
+}
+
+fn print_winograd(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let ops = m.operands(op);
+    let Some(Attribute::Integer { value, ty }) = d.props.get("fmr") else {
+        return false;
+    };
+    let Some(fmr) = usize::try_from(*value)
+        .ok()
+        .and_then(|v| WINOGRAD_FMR.get(v))
+    else {
+        return false;
+    };
+    if ops.len() != 2 || m.results(op).len() != 1 || *ty != Type::int(32) {
+        return false;
+    }
+    p.print_optional_attr_dict(&sorted_attrs(m, op, &["fmr"]), &[]);
+    p.write(&format!(" fmr({fmr})"));
+    print_kw_operand(p, "ins", ops[0]);
+    print_kw_operand(p, "outs", ops[1]);
+    p.write(" -> ");
+    p.print_type(m.value_type(m.result(op, 0)));
+    true
+}
+
+/// MLIR's `verifyCompatibleShape`: same rank, equal sizes where both are static.
+fn compatible_shape(a: &[i64], b: &[i64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(&x, &y)| x == y || x == crate::DYNAMIC || y == crate::DYNAMIC)
+}
+
+fn verify_winograd(m: &Module, op: OpId) -> Result<(), String> {
+    let d = m.op(op);
+    let Some(&(_, rin, rout)) = WINOGRAD.iter().find(|w| w.0 == d.name) else {
+        return Ok(());
+    };
+    let ops = m.operands(op);
+    if ops.len() != 2 || m.results(op).len() != 1 {
+        return Err("expected 2 operands and 1 result".into());
+    }
+    for (i, (&v, rank)) in ops.iter().zip([rin, rout]).enumerate() {
+        let t = m.value_type(v);
+        if !is_tensor(t) || operand_rank(t) != rank {
+            return Err(format!(
+                "operand #{i} must be {rank}D tensor of any type values, but got '{t}'"
+            ));
+        }
+    }
+    let rt = m.value_type(m.result(op, 0));
+    if operand_rank(rt) != rout || !is_tensor(rt) {
+        return Err(format!(
+            "result #0 must be {rout}D tensor of any type values, but got '{rt}'"
+        ));
+    }
+    let fmr = match inherent(d, "fmr").and_then(Attribute::as_int) {
+        Some(v) if (0..WINOGRAD_FMR.len() as i128).contains(&v) => v as usize,
+        _ => return Err("attribute 'fmr' failed to satisfy constraint: allowed 32-bit signless integer cases: 0, 1, 2".into()),
+    };
+    let (ti, to) = (m.value_type(ops[0]), m.value_type(ops[1]));
+    if ti.element_type() != to.element_type() || rt.element_type() != to.element_type() {
+        let names = match d.name.as_str() {
+            "linalg.winograd_filter_transform" => "{filter, output}",
+            "linalg.winograd_input_transform" => "{input, output}",
+            _ => "{value, output}",
+        };
+        return Err(format!(
+            "failed to verify that all of {names} have same element type"
+        ));
+    }
+    if rt != to {
+        return Err(format!(
+            "expected type of operand #1 ('{to}') to match type of corresponding result ('{rt}')"
+        ));
+    }
+    // F(m, r): output tile m, kernel r.
+    let (mt, r) = [(2, 3), (4, 3), (2, 5)][fmr];
+    let alpha = mt + r - 1;
+    let dynamic = crate::DYNAMIC;
+    let (si, so) = (ti.shape().unwrap_or(&[]), to.shape().unwrap_or(&[]));
+    let expected: Vec<i64> = match d.name.as_str() {
+        "linalg.winograd_filter_transform" => {
+            // filter (F, H, W, C) -> (alphaH, alphaW, C, F)
+            let (h, w) = (si[1], si[2]);
+            if h != r && h != 1 {
+                return Err("expect filter height either equals to r or 1".into());
+            }
+            if w != r && w != 1 {
+                return Err("expect filter width either equals to r or 1".into());
+            }
+            if h == 1 && w == 1 {
+                return Err("expect either filter height or width equals to r".into());
+            }
+            vec![
+                if h == r { alpha } else { 1 },
+                if w == r { alpha } else { 1 },
+                si[3],
+                si[0],
+            ]
+        }
+        "linalg.winograd_input_transform" => {
+            // input (N, H, W, C) -> (alphaH, alphaW, tileH, tileW, N, C)
+            let (left, right) = (so[0] != 1, so[1] != 1);
+            let tile = |size: i64, on: bool| {
+                if size == dynamic {
+                    (if on { alpha } else { 1 }, dynamic)
+                } else if on {
+                    (alpha, (size - (r - 1)) / mt)
+                } else {
+                    (1, size)
+                }
+            };
+            let (ah, th) = tile(si[1], left);
+            let (aw, tw) = tile(si[2], right);
+            vec![ah, aw, th, tw, si[0], si[3]]
+        }
+        _ => {
+            // value (alphaH, alphaW, tileH, tileW, N, F) -> (N, H, W, F)
+            let (left, right) = (si[0] != 1, si[1] != 1);
+            let size = |a: i64, t: i64, on: bool, what: &str| -> Result<i64, String> {
+                if a == dynamic || t == dynamic {
+                    return Ok(dynamic);
+                }
+                if a != (if on { alpha } else { 1 }) {
+                    return Err(format!("expect input {what} equals to input tile size"));
+                }
+                Ok(if on { mt } else { 1 } * t)
+            };
+            let h = size(si[0], si[2], left, "height")?;
+            let w = size(si[1], si[3], right, "width")?;
+            vec![si[4], h, w, si[5]]
+        }
+    };
+    if !compatible_shape(&expected, so) {
+        return Err("the output shape is not expected".into());
+    }
+    Ok(())
+}
+
+fn parse_relayout(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let pack = st.name == "linalg.pack";
+    let src = p.parse_operand()?;
+    let mut pad = None;
+    if pack && p.parse_optional_keyword("padding_value") {
+        p.parse_lparen()?;
+        let u = p.parse_operand()?;
+        let t = p.parse_colon_type()?;
+        p.parse_rparen()?;
+        pad = Some((u, t));
+    }
+    if p.parse_optional_keyword("outer_dims_perm") {
+        p.parse_equal()?;
+        let a = parse_i64_list(p)?;
+        st.props.set("outer_dims_perm", a);
+    }
+    p.parse_keyword("inner_dims_pos")?;
+    p.parse_equal()?;
+    let a = parse_i64_list(p)?;
+    st.props.set("inner_dims_pos", a);
+    p.parse_keyword("inner_tiles")?;
+    p.parse_equal()?;
+    let mut dyns = Vec::new();
+    let tiles = p.parse_dynamic_index_list(&mut dyns, Delimiter::Square)?;
+    st.props
+        .set("static_inner_tiles", Attribute::i64_array(&tiles));
+    p.parse_keyword("into")?;
+    let dest = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let ts = p.parse_type()?;
+    p.parse_arrow()?;
+    let td = p.parse_type()?;
+    let s = p.resolve_operand(&src, &ts)?;
+    let d = p.resolve_operand(&dest, &td)?;
+    st.operands = vec![s, d];
+    if let Some((u, t)) = &pad {
+        let v = p.resolve_operand(u, t)?;
+        st.operands.push(v);
+    }
+    for u in &dyns {
+        let v = p.resolve_operand(u, &Type::index())?;
+        st.operands.push(v);
+    }
+    if pack {
+        st.props.set(
+            SEGMENTS,
+            Attribute::i32_array(&[1, 1, i64::from(pad.is_some()), dyns.len() as i64]),
+        );
+    }
+    st.result_types.push(td);
+    Ok(())
+}
+
+/// The operands of a pack/unpack: source, dest, optional padding value, inner tiles.
+fn relayout_operands(
+    m: &Module,
+    op: OpId,
+) -> Option<(ValueId, ValueId, Option<ValueId>, &[ValueId])> {
+    let d = m.op(op);
+    let ops = m.operands(op);
+    if d.name == "linalg.pack" {
+        let seg = inherent(d, SEGMENTS)?.as_int_array()?;
+        let [1, 1, np, nt] = seg[..] else {
+            return None;
+        };
+        if !(0..=1).contains(&np) || nt < 0 || (2 + np + nt) as usize != ops.len() {
+            return None;
+        }
+        let pad = (np == 1).then(|| ops[2]);
+        Some((ops[0], ops[1], pad, &ops[2 + np as usize..]))
+    } else {
+        if ops.len() < 2 {
+            return None;
+        }
+        Some((ops[0], ops[1], None, &ops[2..]))
+    }
+}
+
+fn print_relayout(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let Some((src, dest, pad, tiles)) = relayout_operands(m, op) else {
+        return false;
+    };
+    let Some(statics) = d
+        .props
+        .get("static_inner_tiles")
+        .and_then(Attribute::as_int_array)
+    else {
+        return false;
+    };
+    let Some(pos) = d.props.get("inner_dims_pos") else {
+        return false;
+    };
+    if statics.iter().filter(|&&s| s == crate::DYNAMIC).count() != tiles.len()
+        || m.results(op).len() != 1
+        || m.value_type(m.result(op, 0)) != m.value_type(dest)
+    {
+        return false;
+    }
+    p.write(" ");
+    p.print_operand(src);
+    if let Some(v) = pad {
+        print_kw_operand(p, "padding_value", v);
+    }
+    let list = |a: &Attribute| {
+        a.as_int_array().map(|v| {
+            let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            format!("[{}]", items.join(", "))
+        })
+    };
+    if let Some(perm) = d.props.get("outer_dims_perm") {
+        // MLIR elides the default (empty) permutation.
+        let Some(text) = list(perm) else {
+            return false;
+        };
+        if text != "[]" {
+            p.write(" outer_dims_perm = ");
+            p.write(&text);
+        }
+    }
+    let Some(text) = list(pos) else {
+        return false;
+    };
+    p.write(" inner_dims_pos = ");
+    p.write(&text);
+    p.write(" ");
+    p.write("inner_tiles = ");
+    p.print_dynamic_index_list(tiles, statics, '[', ']');
+    p.write(" into ");
+    p.print_operand(dest);
+    p.print_optional_attr_dict(
+        &sorted_attrs(
+            m,
+            op,
+            &[
+                SEGMENTS,
+                "outer_dims_perm",
+                "inner_dims_pos",
+                "static_inner_tiles",
+            ],
+        ),
+        &[],
+    );
+    p.write(" : ");
+    p.print_type(m.value_type(src));
+    p.write(" -> ");
+    p.print_type(m.value_type(dest));
+    true
+}
+
+fn verify_relayout(m: &Module, op: OpId) -> Result<(), String> {
+    let d = m.op(op);
+    let pack = d.name == "linalg.pack";
+    let Some((src, dest, pad, tiles)) = relayout_operands(m, op) else {
+        return Err("operand segments do not match the operand count".into());
+    };
+    for (what, v) in [("source", src), ("dest", dest)] {
+        let t = m.value_type(v);
+        if !matches!(t.kind(), TypeKind::RankedTensor { .. }) {
+            return Err(format!(
+                "{what} must be ranked tensor of any type values, but got '{t}'"
+            ));
+        }
+    }
+    if m.results(op).len() != 1 || m.value_type(m.result(op, 0)) != m.value_type(dest) {
+        return Err("result type must match the dest type".into());
+    }
+    let Some(statics) = inherent(d, "static_inner_tiles").and_then(Attribute::as_int_array) else {
+        return Err("requires attribute 'static_inner_tiles'".into());
+    };
+    let Some(pos) = inherent(d, "inner_dims_pos").and_then(Attribute::as_int_array) else {
+        return Err("requires attribute 'inner_dims_pos'".into());
+    };
+    let perm = inherent(d, "outer_dims_perm")
+        .and_then(Attribute::as_int_array)
+        .unwrap_or(&[]);
+    if statics.iter().filter(|&&s| s == crate::DYNAMIC).count() != tiles.len() {
+        return Err("expected as many dynamic inner tile operands as '?' tile sizes".into());
+    }
+    if tiles.iter().any(|&v| !m.value_type(v).is_index()) {
+        return Err("inner tile operands must be index".into());
+    }
+    // MLIR's commonVerifierPackAndUnPackOp.
+    let (unpacked, packed) = if pack {
+        (m.value_type(src), m.value_type(dest))
+    } else {
+        (m.value_type(dest), m.value_type(src))
+    };
+    let (us, ps) = (
+        unpacked.shape().unwrap_or(&[]),
+        packed.shape().unwrap_or(&[]),
+    );
+    let rank = us.len();
+    if statics.contains(&0) {
+        return Err("invalid zero tile factor".into());
+    }
+    let mut seen = vec![false; rank];
+    let bad_pos = pos.len() > rank
+        || pos.iter().any(|&p| {
+            let ok = p >= 0 && (p as usize) < rank && !seen[p as usize];
+            if ok {
+                seen[p as usize] = true;
+            }
+            !ok
+        });
+    if bad_pos {
+        return Err("invalid inner_dims_pos vector".into());
+    }
+    if !perm.is_empty() {
+        let mut seen = vec![false; rank];
+        let is_perm = perm.len() == rank
+            && perm.iter().all(|&p| {
+                let ok = p >= 0 && (p as usize) < rank && !seen[p as usize];
+                if ok {
+                    seen[p as usize] = true;
+                }
+                ok
+            });
+        if !is_perm {
+            return Err("outer_dims_perm must be a permutation or empty".into());
+        }
+    }
+    if pos.len() != statics.len() {
+        return Err("tiling factors must equal the number of dimensions to tile".into());
+    }
+    if ps.len() != rank + statics.len() {
+        return Err(format!(
+            "packed rank != (unpacked rank + num tiling factors), got {} != {}",
+            ps.len(),
+            rank + statics.len()
+        ));
+    }
+    let dynamic = crate::DYNAMIC;
+    if statics
+        .iter()
+        .zip(&ps[rank..])
+        .any(|(&t, &s)| if t == dynamic { s != dynamic } else { s != t })
+    {
+        return Err(
+            "mismatch in inner tile sizes specified and shaped of tiled dimension in the packed type"
+                .into(),
+        );
+    }
+    // The packed shape the unpacked one implies: tiled dims divided (rounding up), permuted,
+    // then the tiles.
+    let mut outer: Vec<i64> = us.to_vec();
+    for (&p, &t) in pos.iter().zip(statics) {
+        let u = &mut outer[p as usize];
+        if *u != dynamic {
+            *u = if t == dynamic {
+                dynamic
+            } else {
+                (*u + t - 1).div_euclid(t)
+            };
+        }
+    }
+    let mut expected: Vec<i64> = if perm.is_empty() {
+        outer
+    } else {
+        perm.iter().map(|&p| outer[p as usize]).collect()
+    };
+    expected.extend_from_slice(statics);
+    if !compatible_shape(&expected, ps) {
+        let dims: String = expected
+            .iter()
+            .map(|&x| {
+                if x == dynamic {
+                    "?x".to_string()
+                } else {
+                    format!("{x}x")
+                }
+            })
+            .collect();
+        let elem = packed
+            .element_type()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        return Err(format!(
+            "expected 'tensor<{dims}{elem}>' for the packed domain value, got '{packed}'"
+        ));
+    }
+    if !pack {
+        return Ok(());
+    }
+    if let Some(p) = pad {
+        let pt = m.value_type(p);
+        let et = unpacked.element_type().cloned().unwrap_or_else(Type::none);
+        if *pt != et {
+            return Err(format!("expected padding_value has '{et}' but got: '{pt}'"));
+        }
+        return Ok(());
+    }
+    // Without a padding value only full tiles are allowed.
+    let inv: Vec<usize> = if perm.is_empty() {
+        (0..rank).collect()
+    } else {
+        let mut inv = vec![0; rank];
+        for (i, &p) in perm.iter().enumerate() {
+            inv[p as usize] = i;
+        }
+        inv
+    };
+    for (&p, &t) in pos.iter().zip(statics) {
+        let u = us[p as usize];
+        if u == dynamic {
+            continue;
+        }
+        let div = if t != dynamic { t } else { ps[inv[p as usize]] };
+        if div != dynamic && div != 0 && u % div != 0 {
+            return Err("invalid tile factor or output size provided. Only full tiles are supported when padding_value is not set".into());
         }
     }
     Ok(())

@@ -13,6 +13,9 @@ pub mod cf;
 pub mod func;
 pub mod gpu;
 pub mod linalg;
+pub mod linalg_named;
+#[rustfmt::skip]
+pub mod linalg_named_table;
 pub mod math;
 pub mod memref;
 pub mod scf;

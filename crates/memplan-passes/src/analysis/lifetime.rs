@@ -291,6 +291,8 @@ pub struct Lifetimes {
     pub summaries: BTreeMap<OpId, Vec<ArgSummary>>,
     /// Sets of values whose addresses are compared with one another.
     pub address_groups: Vec<AddressGroup>,
+    /// Per trace: the multi-block region whose CFG its liveness is computed over.
+    live_regions: Vec<Option<RegionId>>,
 }
 
 /// How one operand of one op uses the buffers it may point to.
@@ -327,8 +329,10 @@ enum UseKind {
 struct Points {
     /// (lo, hi) inclusive, already stretched over repeating region ops.
     ranges: Vec<(u32, u32)>,
-    /// Top-level ops of the scope's CFG region that contain an access.
+    /// Top-level ops of the liveness CFG region that contain an access.
     anchors: BTreeSet<OpId>,
+    /// Accesses outside the liveness region (after the op owning it), already stretched.
+    outside: Vec<(u32, u32)>,
 }
 
 impl Lifetimes {
@@ -339,10 +343,17 @@ impl Lifetimes {
         let mut scope_index: BTreeMap<(u32, u32), usize> = BTreeMap::new();
         let mut scopes: Vec<AllocScope> = Vec::new();
         let mut traces: Vec<BufferTrace> = Vec::with_capacity(flow.allocs.len());
+        let mut live_regions: Vec<Option<RegionId>> = Vec::with_capacity(flow.allocs.len());
         for &alloc in &flow.allocs {
             let mut hazards = Vec::new();
             let scope = match find_scope(m, alloc) {
-                Ok((op, block, cfg)) => {
+                Ok(FoundScope {
+                    op,
+                    block,
+                    cfg,
+                    live_region,
+                }) => {
+                    live_regions.push(live_region);
                     let key = (ticks.tick(op), block.0);
                     Some(*scope_index.entry(key).or_insert_with(|| {
                         let (function, label) = labels
@@ -360,6 +371,7 @@ impl Lifetimes {
                     }))
                 }
                 Err(h) => {
+                    live_regions.push(None);
                     hazards.push(h);
                     None
                 }
@@ -392,6 +404,7 @@ impl Lifetimes {
             frees: Vec::new(),
             summaries: BTreeMap::new(),
             address_groups: Vec::new(),
+            live_regions,
         };
         let functions = function_table(m);
         lt.summarise(m, root, flow, &functions);
@@ -719,7 +732,7 @@ impl Lifetimes {
     ) {
         let t = &self.traces[c as usize];
         let alloc = t.alloc;
-        let scope = t.scope.map(|s| (self.scopes[s].op, self.scopes[s].cfg));
+        let scope = t.scope.map(|s| self.scopes[s].op);
         let (mut lo, mut hi) = (self.ticks.tick(op), self.ticks.end(op));
         let mut cur = op;
         let mut hazards = Vec::new();
@@ -743,24 +756,36 @@ impl Lifetimes {
             }
             cur = p;
         }
-        // The op of the scope's region that holds the access.
-        let mut anchor = op;
-        if let Some((sop, cfg)) = scope {
-            while let Some(p) = m.parent_op(anchor) {
+        // The terminator of the scope's body cannot be followed by the arena's free.
+        if let Some(sop) = scope {
+            let mut top = op;
+            while let Some(p) = m.parent_op(top) {
                 if p == sop {
                     break;
                 }
-                anchor = p;
+                top = p;
             }
-            if m.parent_op(anchor) == Some(sop) {
-                let block = m.op_block(anchor);
-                let is_last = block.and_then(|b| m.last_op(b)) == Some(anchor);
-                if is_last && !m.regions(anchor).is_empty() {
-                    hazards.push(Hazard::UsedByScopeTerminator(m.op(anchor).name.to_string()));
+            if m.parent_op(top) == Some(sop) {
+                let is_last = m.op_block(top).and_then(|b| m.last_op(b)) == Some(top);
+                if is_last && !m.regions(top).is_empty() {
+                    hazards.push(Hazard::UsedByScopeTerminator(m.op(top).name.to_string()));
                 }
-                if cfg.is_some() {
-                    points[c as usize].anchors.insert(anchor);
+            }
+        }
+        // The op of the liveness region that holds the access, if the access is inside it.
+        if let Some(region) = self.live_regions[c as usize] {
+            let mut anchor = Some(op);
+            while let Some(a) = anchor {
+                if m.op_block(a).and_then(|b| m.block_region(b)) == Some(region) {
+                    break;
                 }
+                anchor = m.parent_op(a);
+            }
+            match anchor {
+                Some(a) => {
+                    points[c as usize].anchors.insert(a);
+                }
+                None => points[c as usize].outside.push((lo, hi)),
             }
         }
         points[c as usize].ranges.push((lo, hi));
@@ -786,32 +811,50 @@ impl Lifetimes {
                 continue;
             }
             let t = &self.traces[c];
-            let cfg = t.scope.and_then(|s| {
-                let sc = &self.scopes[s];
-                sc.cfg.map(|r| (sc.op, r))
-            });
             let structured = || {
                 let lo = pts.ranges.iter().map(|r| r.0).min().unwrap_or(0);
                 let hi = pts.ranges.iter().map(|r| r.1).max().unwrap_or(0);
                 vec![(lo, hi)]
             };
-            let live = match cfg {
+            let live = match self.live_regions[c] {
                 None => structured(),
-                Some((sop, region)) => {
+                Some(region) => {
                     let mut alloc_anchor = t.alloc;
-                    while let Some(p) = m.parent_op(alloc_anchor) {
-                        if p == sop {
+                    while let Some(b) = m.op_block(alloc_anchor) {
+                        if m.block_region(b) == Some(region) {
                             break;
                         }
-                        alloc_anchor = p;
+                        match m.parent_op(alloc_anchor) {
+                            Some(p) => alloc_anchor = p,
+                            None => break,
+                        }
                     }
-                    if pts.anchors.iter().all(|&a| a == alloc_anchor) {
+                    if pts.outside.is_empty() && pts.anchors.iter().all(|&a| a == alloc_anchor) {
                         structured()
                     } else {
                         if carried_around_cycle(m, flow, region, alloc_anchor, c as u32) {
                             self.traces[c].hazards.push(Hazard::LoopCarried);
                         }
-                        cfg_live(m, &self.ticks, region, alloc_anchor, &pts.anchors)
+                        let mut anchors = pts.anchors.clone();
+                        let mut extra = Vec::new();
+                        if !pts.outside.is_empty() {
+                            // Used after the op owning the region: live up to every exit
+                            // of the region, and from the op's end to the last use after it.
+                            for &b in m.region_blocks(region) {
+                                if let Some(t) = m.last_op(b) {
+                                    if m.op(t).successors.is_empty() {
+                                        anchors.insert(t);
+                                    }
+                                }
+                            }
+                            if let Some(owner) = m.region_op(region) {
+                                let hi = pts.outside.iter().map(|r| r.1).max().unwrap_or(0);
+                                extra.push((self.ticks.end(owner), hi.max(self.ticks.end(owner))));
+                            }
+                        }
+                        let mut live = cfg_live(m, &self.ticks, region, alloc_anchor, &anchors);
+                        live.extend(extra);
+                        merge_ranges(live)
                     }
                 }
             };
@@ -1189,6 +1232,11 @@ fn cfg_live(
             }
         }
     }
+    merge_ranges(live)
+}
+
+/// Sorts inclusive tick ranges and joins those that overlap or touch.
+fn merge_ranges(mut live: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     live.sort_unstable();
     let mut merged: Vec<(u32, u32)> = Vec::new();
     for r in live {
@@ -1200,23 +1248,48 @@ fn cfg_live(
     merged
 }
 
-/// Walks up from an allocation to its scope, refusing multi-block regions that are not
-/// the scope's own region and ops with regions the pass does not understand on the way.
-/// Returns the scope op, the block receiving the arena (the region's entry block) and the
-/// region when it has several blocks.
-fn find_scope(m: &Module, alloc: OpId) -> Result<(OpId, BlockId, Option<RegionId>), Hazard> {
+/// Where an allocation's arena goes and over which CFG its liveness runs.
+struct FoundScope {
+    /// The scope op.
+    op: OpId,
+    /// The block receiving the arena (the entry block of the scope's region).
+    block: BlockId,
+    /// The scope's region when it has several blocks (frees go before each exit).
+    cfg: Option<RegionId>,
+    /// The multi-block region between the allocation and its scope (or the scope's own
+    /// region), if any: liveness is computed over its CFG.
+    live_region: Option<RegionId>,
+}
+
+/// Walks up from an allocation to its scope, refusing two nested multi-block regions and
+/// ops with regions the pass does not understand on the way.
+fn find_scope(m: &Module, alloc: OpId) -> Result<FoundScope, Hazard> {
     let mut block = m.op_block(alloc).ok_or(Hazard::NoScope)?;
+    let mut live_region: Option<RegionId> = None;
     loop {
         let region = m.block_region(block).ok_or(Hazard::NoScope)?;
         let multi = m.region_blocks(region).len() > 1;
         let owner = m.region_op(region).ok_or(Hazard::NoScope)?;
         let name = m.op(owner).name.as_str();
+        if multi {
+            // One CFG level: liveness runs over the innermost multi-block region, and a
+            // second one around it is more than the dataflow models.
+            if live_region.is_some() {
+                return Err(Hazard::UnstructuredControlFlow);
+            }
+            if !SCOPE_OPS.contains(&name) && m.regions(owner).len() != 1 {
+                return Err(Hazard::UnstructuredControlFlow);
+            }
+            live_region = Some(region);
+        }
         if SCOPE_OPS.contains(&name) {
             let entry = m.entry_block(region).ok_or(Hazard::NoScope)?;
-            return Ok((owner, entry, multi.then_some(region)));
-        }
-        if multi {
-            return Err(Hazard::UnstructuredControlFlow);
+            return Ok(FoundScope {
+                op: owner,
+                block: entry,
+                cfg: multi.then_some(region),
+                live_region,
+            });
         }
         if classify(m, owner) == OpKind::UnknownRegion {
             return Err(Hazard::UnknownRegion(name.to_string()));
