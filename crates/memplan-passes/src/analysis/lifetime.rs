@@ -79,14 +79,22 @@ impl Ticks {
             }
             tick[op.index()] = counter;
             counter += 1;
+            let regions = m.regions(op);
+            if regions.is_empty() {
+                end[op.index()] = tick[op.index()];
+                continue;
+            }
             stack.push((op, true));
-            let mut children = Vec::new();
-            for &r in m.regions(op) {
-                for &b in m.region_blocks(r) {
-                    children.extend(m.block_ops(b));
+            // Children in reverse, so that they pop in order (no scratch list).
+            for &r in regions.iter().rev() {
+                for &b in m.region_blocks(r).iter().rev() {
+                    let mut o = m.last_op(b);
+                    while let Some(c) = o {
+                        stack.push((c, false));
+                        o = m.prev_op(c);
+                    }
                 }
             }
-            stack.extend(children.into_iter().rev().map(|c| (c, false)));
         }
         Ticks { tick, end }
     }
