@@ -486,3 +486,56 @@ fn bench_rejects_bad_files_and_names() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("nope") && stderr(&o).contains("greedy-breadth"));
 }
+
+/// `--merge-shared-memory` end to end: remarks, an SVG per kernel, re-verified output; over the
+/// capacity it exits 1 with an error naming the kernel, its need and the capacity.
+#[test]
+fn merge_shared_memory_remarks_svg_and_capacity() {
+    let dir = scratch("merge_shared_memory");
+    let svgs = dir.join("svg");
+    let out = dir.join("out.mlir");
+    let o = memplan(&[
+        "opt",
+        &example("shared_kernel.mlir"),
+        "--merge-shared-memory",
+        "--remarks",
+        "--svg",
+        svgs.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "@two_phases: 6 buffers, 1536 B before, 768 B after (arena 768 B, lower bound 768 B), 1 barriers added"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains(
+        "workgroup(%smem : memref<768xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})"
+    ));
+    assert_eq!(text.matches("memref.view %smem").count(), 6);
+    assert_eq!(text.matches("gpu.barrier").count(), 3);
+    let svg = std::fs::read_to_string(svgs.join("two_phases.shared.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("merge-shared-memory @two_phases"));
+
+    let o = memplan(&[
+        "opt",
+        &example("shared_kernel.mlir"),
+        "--merge-shared-memory=capacity=512",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains(
+        "kernel @two_phases needs 768 bytes of workgroup memory, above the capacity of 512 bytes"
+    ));
+    let o = memplan(&[
+        "opt",
+        &example("shared_kernel.mlir"),
+        "--merge-shared-memory=arch=sm_70",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -4,9 +4,11 @@
 //!   `mlir-opt-22` and normalises to the same module as the original; every invalid case is
 //!   rejected with a `line:col` and no panic;
 //! * `examples/check_merge_alloc.sh`: every executable example rewritten by `--merge-alloc`
-//!   verifies, prints the same values under `mlir-runner-22` and fits the expected arena bytes.
+//!   verifies, prints the same values under `mlir-runner-22` and fits the expected arena bytes;
+//! * `gpu/check_shared.sh`: every GPU kernel merged by `--merge-shared-memory` verifies,
+//!   lowers to PTX within the expected shared bytes and passes the static race check.
 //!
-//! Both need `mlir-22-tools`; without them the tests skip, unless `MEMPLAN_REQUIRE_MLIR=1`.
+//! All need `mlir-22-tools`; without them the tests skip, unless `MEMPLAN_REQUIRE_MLIR=1`.
 
 mod support;
 
@@ -84,5 +86,14 @@ fn merge_alloc_examples_execute() {
         "merge_alloc_examples_execute",
         "mlir/examples/check_merge_alloc.sh",
         "mlir/examples",
+    );
+}
+
+#[test]
+fn gpu_shared_memory_kernels() {
+    run_checker(
+        "gpu_shared_memory_kernels",
+        "mlir/gpu/check_shared.sh",
+        "mlir/gpu",
     );
 }

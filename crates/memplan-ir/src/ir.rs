@@ -643,6 +643,50 @@ impl Module {
         self.blocks[b.index()].args = run;
         v
     }
+    /// Inserts an argument into a block at position `index` (at most the argument count);
+    /// later arguments move up by one.
+    pub fn insert_block_arg(
+        &mut self,
+        b: BlockId,
+        index: usize,
+        ty: Type,
+        loc: Option<Location>,
+    ) -> ValueId {
+        let mut args = self.block_args(b).to_vec();
+        let index = index.min(args.len());
+        let v = self.new_value(
+            ty,
+            ValueDef::BlockArg {
+                block: b,
+                index: index as u32,
+            },
+        );
+        self.values[v.index()].loc = loc.map(Box::new);
+        args.insert(index, v);
+        self.set_block_args(b, &args);
+        v
+    }
+    /// Removes argument `index` of a block; it must have no uses (checked in debug builds).
+    /// Later arguments move down by one.
+    pub fn erase_block_arg(&mut self, b: BlockId, index: usize) {
+        let mut args = self.block_args(b).to_vec();
+        let v = args.remove(index);
+        debug_assert!(
+            self.values[v.index()].uses.is_empty(),
+            "erased block argument still has uses"
+        );
+        self.set_block_args(b, &args);
+    }
+    fn set_block_args(&mut self, b: BlockId, args: &[ValueId]) {
+        let run = self.arg_pool.alloc(args);
+        self.blocks[b.index()].args = run;
+        for (i, &a) in args.iter().enumerate() {
+            self.values[a.index()].def = ValueDef::BlockArg {
+                block: b,
+                index: i as u32,
+            };
+        }
+    }
     /// Appends a detached block to a region.
     pub fn append_block(&mut self, r: RegionId, b: BlockId) {
         self.blocks[b.index()].parent = Some(r);

@@ -169,3 +169,25 @@ fn write_errors_are_returned() {
     .unwrap();
     assert!(print_module_chunked(&m, &r, PrintOptions::default(), &mut Full, 0).is_err());
 }
+
+/// Inserting and erasing block arguments keeps the order and renumbers the others.
+#[test]
+fn block_args_insert_and_erase() {
+    let mut m = Module::new();
+    let f32t = Type::float(FloatKind::F32);
+    let b = m.create_block();
+    let a0 = m.add_block_arg(b, f32t.clone(), None);
+    let a1 = m.add_block_arg(b, f32t.clone(), None);
+    let x = m.insert_block_arg(b, 1, Type::index(), None);
+    assert_eq!(m.block_args(b), &[a0, x, a1]);
+    assert_eq!(m.value_def(a1), ValueDef::BlockArg { block: b, index: 2 });
+    let y = m.insert_block_arg(b, 99, Type::index(), None);
+    assert_eq!(m.block_args(b), &[a0, x, a1, y]);
+    m.erase_block_arg(b, 0);
+    assert_eq!(m.block_args(b), &[x, a1, y]);
+    assert_eq!(m.value_def(x), ValueDef::BlockArg { block: b, index: 0 });
+    assert_eq!(m.value_def(y), ValueDef::BlockArg { block: b, index: 2 });
+    // Appending after the edits still works.
+    let z = m.add_block_arg(b, f32t, None);
+    assert_eq!(m.block_args(b), &[x, a1, y, z]);
+}

@@ -42,6 +42,12 @@ pub struct PassArgs {
     /// of `memplan plan --algo` (e.g. `exact`), `analysis-only` to annotate instead of rewrite.
     #[arg(long = "merge-alloc", value_name = "OPTIONS", num_args = 0..=1, require_equals = true)]
     pub merge_alloc: Option<Option<String>>,
+    /// Merge each GPU kernel's workgroup (shared) memory into one arena, adding the
+    /// barriers reuse needs: `--merge-shared-memory="alignment=16 capacity=49152
+    /// planner=NAME barriers=free|min"` (or `arch=sm_80|sm_90|gfx942` for the capacity).
+    /// A kernel above the capacity is an error (exit 1).
+    #[arg(long = "merge-shared-memory", value_name = "OPTIONS", num_args = 0..=1, require_equals = true)]
+    pub merge_shared_memory: Option<Option<String>>,
     /// Print every allocation's scope and tick range (as `//` comment lines on stdout,
     /// before the module); runs the merge-alloc analysis when `--merge-alloc` is absent.
     #[arg(long = "print-lifetimes")]
@@ -62,7 +68,9 @@ fn run_passes(
     sm: &SourceMap,
 ) -> Result<(), Diagnostic> {
     use memplan_passes::transform::merge_alloc::{merge_alloc, MergeAllocOptions};
-    let wanted = passes.merge_alloc.is_some() || passes.print_lifetimes || passes.svg.is_some();
+    let wanted = passes.merge_alloc.is_some()
+        || passes.print_lifetimes
+        || (passes.svg.is_some() && passes.merge_shared_memory.is_none());
     if !wanted {
         return Ok(());
     }
@@ -126,6 +134,81 @@ fn run_passes(
             Diagnostic::new(
                 memplan_ir::Span::default(),
                 format!("cannot write SVG files to {}: {e}", dir.display()),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs `--merge-shared-memory`; `Err((message, exit code))` on failure (1 for a kernel
+/// above the capacity, 2 for bad options or an internal failure).
+fn run_merge_shared(m: &mut Module, passes: &PassArgs, sm: &SourceMap) -> Result<(), (String, u8)> {
+    use memplan_passes::transform::merge_shared::{
+        merge_shared_memory, MergeSharedError, MergeSharedOptions,
+    };
+    let Some(text) = &passes.merge_shared_memory else {
+        return Ok(());
+    };
+    let opts = match text {
+        Some(t) => {
+            MergeSharedOptions::parse(t).map_err(|e| (format!("{}: error: {e}\n", sm.name()), 2))?
+        }
+        None => MergeSharedOptions::default(),
+    };
+    let report = merge_shared_memory(m, &opts).map_err(|e| match e {
+        MergeSharedError::OverCapacity { span, .. } => {
+            (sm.render(&Diagnostic::new(span, e.to_string())), 1)
+        }
+        _ => (format!("{}: error: {e}\n", sm.name()), 2),
+    })?;
+    if passes.remarks {
+        let mut err = String::new();
+        for r in &report.remarks {
+            let (line, col) = sm.line_col(r.span.start);
+            err.push_str(&format!(
+                "{}:{line}:{col}: remark: {}\n",
+                sm.name(),
+                r.message
+            ));
+        }
+        eprint!("{err}");
+    }
+    if let Some(dir) = &passes.svg {
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(dir)?;
+            for k in &report.kernels {
+                let file: String = k
+                    .kernel
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
+                let lbs = memplan_core::bounds::max_load_per_space(&k.problem);
+                let names: Vec<String> = k.buffers.iter().map(|b| b.name.clone()).collect();
+                let title = format!(
+                    "merge-shared-memory @{}: arena {} B, before {} B, lower bound {} B, {} barriers added",
+                    k.kernel, k.arena_bytes, k.bytes_before, k.lower_bound, k.barriers_added
+                );
+                let text = crate::svg::render(&crate::svg::PlotInput {
+                    problem: &k.problem,
+                    ids: &names,
+                    plan: &k.plan,
+                    lower_bounds: &lbs,
+                    title: &title,
+                });
+                std::fs::write(dir.join(format!("{file}.shared.svg")), text)?;
+            }
+            Ok(())
+        };
+        write().map_err(|e| {
+            (
+                format!("cannot write SVG files to {}: {e}", dir.display()),
+                2,
             )
         })?;
     }
@@ -240,8 +323,12 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     if let Err(d) = run_passes(&mut m, &reg, &args.passes, &sm) {
         return fail(&d);
     }
+    if let Err((msg, code)) = run_merge_shared(&mut m, &args.passes, &sm) {
+        eprint!("{msg}");
+        return ExitCode::from(code);
+    }
     // A pass re-verifies what it produced: invalid IR is never printed.
-    if args.passes.merge_alloc.is_some() {
+    if args.passes.merge_alloc.is_some() || args.passes.merge_shared_memory.is_some() {
         if let Err(d) = verify(&m, &reg) {
             eprintln!(
                 "memplan opt: internal error: the rewritten module fails verification ({}); nothing was written. Please report this with the input file.",

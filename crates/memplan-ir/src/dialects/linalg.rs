@@ -569,7 +569,9 @@ fn parse_hand(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     }
     let mut maps = None;
     if kind == Hand::Contract {
-        p.parse_keyword("indexing_maps")?;
+        if !p.parse_optional_keyword("indexing_maps") {
+            return Err(p.error_here("expected 'indexing_maps' attribute"));
+        }
         maps = Some(parse_maps_list(p)?);
     } else if p.parse_optional_keyword("indexing_maps") {
         maps = Some(parse_maps_list(p)?);
@@ -689,18 +691,23 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
             }
         }
     }
-    let all = || ins.iter().chain(outs).copied();
+    // Inputs then outputs, as one slice.
+    let all = &m.operands(op)[..ins.len() + outs.len()];
     if named.maps.is_empty() {
         // Element-wise: scalars get `() -> ()`, everything else the identity of the init's
         // rank.
         let loops = outs.first().map_or(0, |&v| operand_rank(m.value_type(v)));
-        let ranks = all().map(|v| match operand_rank(m.value_type(v)) {
-            0 => 0,
-            _ => loops,
-        });
-        verify_map_ranks(m, all(), ranks)?;
-        return verify_elementwise_shapes(m, all());
+        for (i, &v) in all.iter().enumerate() {
+            let rank = operand_rank(m.value_type(v));
+            if rank != 0 && rank != loops {
+                return Err(format!(
+                    "expected operand rank ({rank}) to match the result rank of indexing_map #{i} ({loops})"
+                ));
+            }
+        }
+        return verify_elementwise_shapes(m, all);
     }
+    let all = || all.iter().copied();
     verify_map_ranks(m, all(), named.maps.iter().map(|r| r.len()))?;
     let all: Vec<ValueId> = all().collect();
     let ranks: Vec<usize> = all.iter().map(|&v| operand_rank(m.value_type(v))).collect();
@@ -745,12 +752,81 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
             ));
         }
     }
-    verify_map_ranks(
-        m,
-        all.iter().copied(),
-        maps.iter().map(|map| map.results.len()),
-    )?;
+    let kind = hand(d.name.as_str());
+    if kind == Some(Hand::Contract) {
+        verify_contract_maps(&maps)?;
+    } else if kind != Some(Hand::Elementwise) {
+        // matmul / batch_matmul / batch_reduce_matmul: user maps of the inputs index by
+        // loops alone.
+        for map in maps.iter().take(ins.len()) {
+            if map.results.iter().any(|e| !matches!(e, AffineExpr::Dim(_))) {
+                return Err("Unexpected dim expression in map result.".into());
+            }
+        }
+    }
+    verify_hand_ranks(m, &all, &maps)?;
     verify_static_shapes(m, &all, &maps)
+}
+
+/// The rank check of the hand-written ops (MLIR words it differently from the OpDSL ops').
+fn verify_hand_ranks(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Result<(), String> {
+    for (i, (&v, map)) in all.iter().zip(maps).enumerate() {
+        let rank = operand_rank(m.value_type(v));
+        if rank != map.results.len() {
+            return Err(format!(
+                "expected operand #{i} rank ({rank}) to match the result rank of indexing_map ({})",
+                map.results.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `linalg.contract`'s own rules: projected permutations over one iteration space, every
+/// loop either parallel (in the output) or contracting (in both inputs, not the output), and
+/// at least one contracting loop.
+fn verify_contract_maps(maps: &[&AffineMap]) -> Result<(), String> {
+    let loops = maps.first().map_or(0, |m| m.num_dims as usize);
+    let mut ins = vec![0usize; loops];
+    let mut outs = vec![0usize; loops];
+    for (i, map) in maps.iter().enumerate() {
+        let mut seen = vec![false; loops];
+        for e in &map.results {
+            let AffineExpr::Dim(d) = e else {
+                return Err("provided affine_map is not a projected permutation".into());
+            };
+            let d = *d as usize;
+            if d >= loops || seen[d] {
+                return Err("provided affine_map is not a projected permutation".into());
+            }
+            seen[d] = true;
+            if i < 2 {
+                ins[d] += 1;
+            } else {
+                outs[d] += 1;
+            }
+        }
+    }
+    let mut contracting = false;
+    for d in 0..loops {
+        contracting |= ins[d] == 2 && outs[d] == 0;
+        if ins[d] == 0 && outs[d] == 0 {
+            return Err(format!(
+                "iteration space dim at index {d} not used to access any operand"
+            ));
+        }
+        if ins[d] == 1 && outs[d] != 1 {
+            return Err(format!(
+                "iteration space dim at index {d} is neither a contracting dim nor of parallel iteration type"
+            ));
+        }
+    }
+    if !contracting {
+        return Err(
+            "'indexing_map' attribute must specify at least one contracting dimension".into(),
+        );
+    }
+    Ok(())
 }
 
 // ===== transpose / broadcast =====
@@ -1391,13 +1467,10 @@ fn verify_static_shapes(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Res
 
 /// [`verify_static_shapes`] for element-wise ops (identity maps over the first shaped
 /// operand's rank, scalars `() -> ()`), without building the maps.
-fn verify_elementwise_shapes(
-    m: &Module,
-    all: impl Iterator<Item = ValueId> + Clone,
-) -> Result<(), String> {
+fn verify_elementwise_shapes(m: &Module, all: &[ValueId]) -> Result<(), String> {
     let Some(ranges) = all
-        .clone()
-        .map(|v| static_shape(m.value_type(v)))
+        .iter()
+        .map(|&v| static_shape(m.value_type(v)))
         .find(|s| !s.is_empty())
     else {
         return Ok(());
@@ -1405,7 +1478,7 @@ fn verify_elementwise_shapes(
     if ranges.contains(&crate::DYNAMIC) {
         return Ok(());
     }
-    for (i, v) in all.enumerate() {
+    for (i, &v) in all.iter().enumerate() {
         let shape = static_shape(m.value_type(v));
         for (k, (&size, &range)) in shape.iter().zip(ranges).enumerate() {
             if size == crate::DYNAMIC || size == 0 {

@@ -42,20 +42,31 @@ pub struct BufferViewFlow {
     /// Origins standing for function arguments: origin `allocs.len() + k` is entry
     /// argument `args[k].1` of the function-like op `args[k].0`.
     pub args: Vec<(OpId, usize)>,
+    /// Values seeded as origins of their own by [`BufferViewFlow::compute_with_roots`]:
+    /// origin `allocs.len() + args.len() + k` is `roots[k]`.
+    pub roots: Vec<ValueId>,
     origins: Vec<Vec<u32>>,
 }
 
 impl BufferViewFlow {
     /// Runs the analysis over every op nested in `root` (normally the module's top op).
     pub fn compute(m: &Module, root: OpId) -> BufferViewFlow {
-        Self::compute_with(m, root, None)
+        Self::compute_with(m, root, None, &[])
+    }
+
+    /// Like [`BufferViewFlow::compute`], but every value of `roots` (a block argument such
+    /// as a GPU workgroup attribution, or any result) is an origin of its own, replacing
+    /// what the analysis would give it; see [`BufferViewFlow::root_origin`]. Everything
+    /// else flows as usual, so a view of a root points into that root.
+    pub fn compute_with_roots(m: &Module, root: OpId, roots: &[ValueId]) -> BufferViewFlow {
+        Self::compute_with(m, root, None, roots)
     }
 
     /// Like [`BufferViewFlow::compute`], but the results of a `func.call` to a function
     /// with a body only alias the operands whose argument that function may return (found
     /// by a first, conservative run). Sound because the first run over-approximates.
     pub fn compute_interprocedural(m: &Module, root: OpId) -> BufferViewFlow {
-        let first = Self::compute_with(m, root, None);
+        let first = Self::compute_with(m, root, None, &[]);
         // Only calls with pointer results can be made more precise.
         let mut any = false;
         m.walk(root, &mut |m, op| {
@@ -71,7 +82,7 @@ impl BufferViewFlow {
         if returns.is_empty() {
             return first;
         }
-        Self::compute_with(m, root, Some(&returns))
+        Self::compute_with(m, root, Some(&returns), &[])
     }
 
     /// Per function with a body (by symbol name): which pointer arguments a `func.return`
@@ -120,6 +131,7 @@ impl BufferViewFlow {
         m: &Module,
         root: OpId,
         returns: Option<&BTreeMap<String, Vec<bool>>>,
+        roots: &[ValueId],
     ) -> BufferViewFlow {
         let n = m.num_values();
         let mut origins: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -246,6 +258,12 @@ impl BufferViewFlow {
             seeds.push(arg);
             args.push((f, i));
         }
+        // Root origins are numbered after the arguments and replace what the value had.
+        let base = allocs.len() + args.len();
+        for (k, &v) in roots.iter().enumerate() {
+            origins[v.index()] = vec![(base + k) as u32];
+            seeds.push(v);
+        }
         // Block arguments of non-entry blocks reached by nobody, and any block argument of
         // a function-like op's later blocks, are left empty: they can only receive values
         // through the edges above.
@@ -290,6 +308,7 @@ impl BufferViewFlow {
         BufferViewFlow {
             allocs,
             args,
+            roots: roots.to_vec(),
             origins,
         }
     }
@@ -303,6 +322,17 @@ impl BufferViewFlow {
     pub fn arg_origin(&self, c: u32) -> Option<(OpId, usize)> {
         let k = (c as usize).checked_sub(self.allocs.len())?;
         self.args.get(k).copied()
+    }
+
+    /// The position in [`BufferViewFlow::roots`] an origin stands for, if it is a root.
+    pub fn root_origin(&self, c: u32) -> Option<usize> {
+        let k = (c as usize).checked_sub(self.allocs.len() + self.args.len())?;
+        (k < self.roots.len()).then_some(k)
+    }
+
+    /// The roots `v` may point into (positions in [`BufferViewFlow::roots`]), sorted.
+    pub fn root_origins(&self, v: ValueId) -> impl Iterator<Item = usize> + '_ {
+        self.origins(v).iter().filter_map(|&c| self.root_origin(c))
     }
 
     /// The allocations `v` may point into (argument and [`OTHER`] origins left out).

@@ -79,14 +79,22 @@ impl Ticks {
             }
             tick[op.index()] = counter;
             counter += 1;
+            let regions = m.regions(op);
+            if regions.is_empty() {
+                end[op.index()] = tick[op.index()];
+                continue;
+            }
             stack.push((op, true));
-            let mut children = Vec::new();
-            for &r in m.regions(op) {
-                for &b in m.region_blocks(r) {
-                    children.extend(m.block_ops(b));
+            // Children in reverse, so that they pop in order (no scratch list).
+            for &r in regions.iter().rev() {
+                for &b in m.region_blocks(r).iter().rev() {
+                    let mut o = m.last_op(b);
+                    while let Some(c) = o {
+                        stack.push((c, false));
+                        o = m.prev_op(c);
+                    }
                 }
             }
-            stack.extend(children.into_iter().rev().map(|c| (c, false)));
         }
         Ticks { tick, end }
     }
@@ -884,7 +892,7 @@ fn is_const_false(m: &Module, v: ValueId) -> bool {
 }
 
 /// True when `op` may run its regions more than once or in parallel instances.
-fn repeats(m: &Module, op: OpId) -> bool {
+pub fn repeats(m: &Module, op: OpId) -> bool {
     !NON_REPEATING_OPS.contains(&m.op(op).name.as_str())
         || m.regions(op).iter().any(|&r| m.region_blocks(r).len() > 1)
 }

@@ -2,3 +2,4 @@
 //! mutates second (ARCHITECTURE.md trait 10).
 
 pub mod merge_alloc;
+pub mod merge_shared;
