@@ -425,6 +425,8 @@ struct Ctx {
     /// Enclosing `scf.parallel`: (scope id, iv, trip count).
     par: Option<(usize, String, u64)>,
     depth: usize,
+    /// Enclosing multi-block regions (`scf.execute_region` with a CFG).
+    cfg_depth: usize,
 }
 
 struct Gen {
@@ -510,6 +512,7 @@ pub fn generate_with(seed: u64, feat: Features) -> Program {
         ivs: Vec::new(),
         par: None,
         depth: 0,
+        cfg_depth: 0,
     };
     if feat.ptrcmp {
         g.stmt_ptr_return(&ctx);
@@ -814,6 +817,10 @@ impl Gen {
         dims: Vec<u64>,
         not_mergeable: Option<&'static str>,
     ) -> Handle {
+        // The pass models one level of unstructured control flow (a multi-block region inside
+        // a structured one, or a CFG function body); deeper nests are left alone with a remark.
+        let not_mergeable = not_mergeable
+            .or((ctx.cfg_depth >= 2).then_some("in a multi-block region nested in another one"));
         let name = self.fresh("b");
         let space0 = self.feat.space0 && self.rng.chance(40);
         let h = Handle {
@@ -2138,6 +2145,7 @@ impl Gen {
                 ivs: Vec::new(),
                 par: None,
                 depth: 0,
+                cfg_depth: 0,
             };
             match kind {
                 0 => Some(g.checksum(&local[0])),
@@ -2541,6 +2549,7 @@ impl Gen {
         if self.rng.chance(50) {
             self.yielding_block(&inner, result);
         } else {
+            inner.cfg_depth += 1;
             let b = self.open_block();
             let n = self.rng.range(0, 2);
             for _ in 0..n {

@@ -302,6 +302,7 @@ impl<'a> Parser<'a> {
                         None
                     };
                     self.parse_greater()?;
+                    let memory_space = memory_space.filter(|a| !is_default_space(a));
                     return Ok(Type::new(TypeKind::UnrankedMemRef { elem, memory_space }));
                 }
                 let (shape, _) = self.parse_dims(true, false)?;
@@ -325,6 +326,9 @@ impl<'a> Parser<'a> {
                     }
                 }
                 self.parse_greater()?;
+                // Like MLIR's MemRefType::get: an integer memory space 0 is the default
+                // space and is dropped, so `memref<4xf32, 0>` is `memref<4xf32>`.
+                let memory_space = memory_space.filter(|a| !is_default_space(a));
                 Ok(Type::new(TypeKind::MemRef {
                     shape,
                     elem,
@@ -536,4 +540,9 @@ fn scan_type_extent(b: &[u8], p: usize) -> Option<usize> {
         return Some(e);
     }
     simple(q)
+}
+
+/// An integer memory-space attribute equal to 0 (MLIR's default memory space).
+fn is_default_space(a: &Attribute) -> bool {
+    matches!(a, Attribute::Integer { value: 0, .. })
 }

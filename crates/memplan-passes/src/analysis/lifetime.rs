@@ -862,6 +862,7 @@ impl Lifetimes {
                         }
                         let mut live = cfg_live(m, &self.ticks, region, alloc_anchor, &anchors);
                         live.extend(extra);
+                        live.extend(pts.outside.iter().copied());
                         merge_ranges(live)
                     }
                 }
