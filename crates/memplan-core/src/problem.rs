@@ -199,6 +199,30 @@ pub enum ProblemError {
     /// offset + size overflows u64.
     #[error("buffer {0}: offset + size overflows")]
     Overflow(BufferId),
+    /// The buffers live at one tick need more bytes than a 64-bit offset can address.
+    #[error("buffers live at tick {tick} in memory space {space} need at least {bytes} bytes together, more than 2^64 - 1 (when {buffer} starts)")]
+    LiveTooLarge {
+        /// The space.
+        space: u32,
+        /// The buffer whose start takes the live total past 2^64 - 1.
+        buffer: BufferId,
+        /// The tick.
+        tick: u64,
+        /// The live total once that buffer starts (at least 2^64).
+        bytes: u128,
+    },
+    /// A space whose sizes, alignment padding and fixed tops add up to more than
+    /// 2^64 - 1: planners may stack buffers anywhere below that total, so its
+    /// offsets could not be represented.
+    #[error("memory space {space} totals {bytes} bytes (sizes + alignment padding + highest fixed top), more than 2^64 - 1 (reached at {buffer})")]
+    TotalTooLarge {
+        /// The space.
+        space: u32,
+        /// The buffer at which the running total passes 2^64 - 1.
+        buffer: BufferId,
+        /// The total (at least 2^64).
+        bytes: u128,
+    },
 }
 
 impl Problem {
@@ -281,6 +305,70 @@ impl Problem {
                 }
             }
         }
-        Ok(())
+        self.check_representable()
+    }
+
+    /// Every byte count a planner computes must fit in a `u64`. Two rules, summed in
+    /// `u128`: the buffers live at one tick must fit side by side (else no plan
+    /// exists), and per space the sizes plus worst-case alignment padding plus the
+    /// highest fixed top must fit, so that any planner that places each buffer at
+    /// the lowest aligned offset clear of the others (naive stacking included)
+    /// stays below 2^64.
+    fn check_representable(&self) -> Result<(), ProblemError> {
+        const MAX: u128 = u64::MAX as u128;
+        // Per space: running total of movable (size + align - 1) and the highest fixed top.
+        let mut totals: std::collections::BTreeMap<MemSpace, (u128, u128)> =
+            std::collections::BTreeMap::new();
+        let mut over_total: Option<(MemSpace, BufferId, u128)> = None;
+        for (id, b) in self.iter() {
+            let t = totals.entry(b.space).or_insert((0, 0));
+            match b.fixed_offset {
+                Some(off) => t.1 = t.1.max(off as u128 + b.size as u128),
+                None => t.0 += b.size as u128 + (b.align as u128).saturating_sub(1),
+            }
+            if over_total.is_none() && t.0 + t.1 > MAX {
+                over_total = Some((b.space, id, t.0 + t.1));
+            }
+        }
+        let Some((space, buffer, _)) = over_total else {
+            return Ok(());
+        };
+        // The sharper message first: buffers that are live together cannot fit at all.
+        let mut events: Vec<(MemSpace, u64, bool, u32)> = Vec::new();
+        for (id, b) in self.iter() {
+            for iv in &b.live {
+                events.push((b.space, iv.start, true, id.0));
+                events.push((b.space, iv.end, false, id.0));
+            }
+        }
+        events.sort_unstable();
+        let mut cur: u128 = 0;
+        let mut cur_space = None;
+        for (s, tick, is_start, i) in events {
+            if cur_space != Some(s) {
+                cur_space = Some(s);
+                cur = 0;
+            }
+            let size = self.buffers[i as usize].size as u128;
+            if is_start {
+                cur += size;
+                if cur > MAX {
+                    return Err(ProblemError::LiveTooLarge {
+                        space: s.0,
+                        buffer: BufferId(i),
+                        tick,
+                        bytes: cur,
+                    });
+                }
+            } else {
+                cur -= size;
+            }
+        }
+        let bytes = totals.get(&space).map_or(0, |t| t.0 + t.1);
+        Err(ProblemError::TotalTooLarge {
+            space: space.0,
+            buffer,
+            bytes,
+        })
     }
 }
