@@ -518,10 +518,10 @@ fn unrepresentable_byte_counts_exit_2_for_every_algorithm() {
         (
             "stacked.json",
             format!(
-                "{{\"buffers\": [\n  {{\"id\": \"a\", \"size\": {p63}, \"lower\": 0, \"upper\": 1}},\n  {{\"id\": \"b\", \"size\": {p63}, \"lower\": 1, \"upper\": 2}}]}}\n"
+                "{{\"buffers\": [\n  {{\"id\": \"a\", \"size\": {p62}, \"lower\": 0, \"upper\": 1}},\n  {{\"id\": \"b\", \"size\": {p62}, \"lower\": 1, \"upper\": 2}}]}}\n"
             ),
             3,
-            "memory space 0 totals 18446744073709551616 bytes",
+            "memory space 0 totals 9223372036854775808 bytes",
         ),
     ];
     for (name, text, line, fragment) in &cases {
@@ -544,18 +544,18 @@ fn unrepresentable_byte_counts_exit_2_for_every_algorithm() {
             assert!(o.stdout.is_empty(), "{name} {algo}: printed a summary");
         }
     }
-    // The largest representable problem plans, exactly, and is verified.
+    // The largest problem memplan plans (total demand 2^63 - 1) plans exactly, verified.
     let path = dir.join("fits.csv");
     std::fs::write(
         &path,
-        format!("id,lower,upper,size\na,0,2,{p63}\nb,1,3,{}\n", p63 - 1),
+        format!("id,lower,upper,size\na,0,2,{p62}\nb,1,3,{}\n", p62 - 1),
     )
     .unwrap();
     for algo in ["naive", "portfolio", "exact"] {
         let o = memplan(&["plan", path.to_str().unwrap(), "--algo", algo, "--json"]);
         assert!(o.status.success(), "{algo}: {}", stderr(&o));
         let s: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
-        assert_eq!(s["peak"], max, "{algo}");
+        assert_eq!(s["peak"], p63 - 1, "{algo}");
         assert_eq!(s["verified"], true);
     }
 }

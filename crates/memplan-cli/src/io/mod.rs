@@ -270,11 +270,11 @@ impl LoadedProblem {
                     buffer,
                     &["size"],
                     format!(
-                        "memory space {space} totals {bytes} bytes (sizes + alignment padding + the highest fixed top), more than 2^64 - 1"
+                        "memory space {space} totals {bytes} bytes (sizes padded to its largest alignment, plus the highest fixed top), at least 2^63"
                     ),
-                    format!("the running total passes 2^64 - 1 at `{}`", self.id(buffer)),
+                    format!("the running total reaches 2^63 at `{}`", self.id(buffer)),
                 )
-                .with_note("memplan needs every arena's total to fit in 64 bits, so that no planner's offset can overflow"),
+                .with_note("memplan plans arenas below 2^63 bytes (half the 64-bit range), so that no planner's offsets can overflow"),
         }
     }
 
