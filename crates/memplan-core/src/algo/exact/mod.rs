@@ -12,8 +12,13 @@
 //! round robin). "Proved infeasible at C" raises the lower bound; "ran out of
 //! budget" proves nothing. The plan is optimal only when the bounds meet.
 //! With the `parallel` feature, the orders of a probe race on rayon's threads;
-//! an order that decides a probe stops only the orders after it, so the result
-//! is the one a sequential run would return (deterministic).
+//! an order that decides a probe stops only the orders after it, each order
+//! gets the node budget it would get in a sequential run, and a probe is
+//! charged only the nodes of the orders a sequential run would have run (not
+//! those cancelled orders spent, which depend on thread timing). So under a
+//! node budget the plan, its node count and its stop reason are bit-identical
+//! with and without `parallel`, run after run; only a time limit makes runs
+//! differ.
 //!
 //! Dense traces (thousands of buffers, each overlapping dozens or more) skip the
 //! full search: the portfolio's plan is improved by peak rip-up (`lns`),
