@@ -253,6 +253,9 @@ fn spaces_all_at_their_bounds_reach_the_bound_and_a_proof_completes() {
     let lb2 = bounds::max_load_per_space(&p)[1].1;
     assert!(got.optimal);
     assert_eq!((lb2, got.peak_of(MemSpace(2))), (3, 4));
+    // The proved bound of space 2 is its optimum, above the max-load bound.
+    assert_eq!(got.stats.lower_bounds[1], (MemSpace(2), 4));
+    assert_eq!(got.stats.lower_bounds.len(), 3);
     assert_eq!(got.stop_reason, StopReason::Completed);
     // A heuristic that does not reach the bound in one space: not optimal, completed.
     let mut bufs = easy(MemSpace(0));
@@ -264,6 +267,13 @@ fn spaces_all_at_their_bounds_reach_the_bound_and_a_proof_completes() {
     .unwrap();
     assert!(!got.optimal);
     assert_eq!(got.stop_reason, StopReason::Completed);
+    // A heuristic proves nothing beyond max-load where it is not at the bound.
+    let lbs = bounds::max_load_per_space(&Problem::new({
+        let mut b = easy(MemSpace(0));
+        b.extend(hard(60, 3, MemSpace(1)));
+        b
+    }));
+    assert_eq!(got.stats.lower_bounds, lbs);
 }
 
 #[test]

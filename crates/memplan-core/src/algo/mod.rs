@@ -221,6 +221,9 @@ pub struct SpacePlan {
     pub winner: Option<Algorithm>,
     /// Proved: no plan fits the problem's capacity (exact search only).
     pub proved_infeasible: bool,
+    /// A lower bound on this space's optimal peak that the planner proved beyond
+    /// the max-load bound (exact search: refuted capacities), or 0.
+    pub lower_bound: u64,
 }
 
 impl SpacePlan {
@@ -233,6 +236,7 @@ impl SpacePlan {
             nodes: 0,
             winner: None,
             proved_infeasible: false,
+            lower_bound: 0,
         }
     }
 }
@@ -284,6 +288,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
     let mut reasons: Vec<StopReason> = Vec::new();
     let mut nodes = 0u64;
     let mut winner = None;
+    let mut lower_bounds = Vec::new();
     // A proof of infeasibility in any space beats a heuristic's failure in another:
     // check every space's bound before planning any.
     if let Some(cap) = problem.capacity {
@@ -333,6 +338,13 @@ pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
             }
         }
         let space_optimal = sp.optimal || peak == lb;
+        // The best proved bound: max-load, the planner's own, the peak itself when optimal.
+        let proved = if space_optimal {
+            peak
+        } else {
+            lb.max(sp.lower_bound).min(peak)
+        };
+        lower_bounds.push((space, proved));
         optimal &= space_optimal;
         reasons.push(space_stop_reason(&sp, space_optimal, peak == lb));
         nodes += sp.nodes;
@@ -347,6 +359,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
     plan.stats = PlanStats {
         nodes,
         winner: winner.map(|a: Algorithm| a.name().to_string()),
+        lower_bounds,
     };
     crate::check::check(problem, &plan).map_err(|error| PlanError::FailedCheck {
         algorithm: opts.algorithm,

@@ -190,6 +190,7 @@ fn plan_with(problem: &Problem, opts: &Options, members: &[Member]) -> SpacePlan
         nodes: 0,
         winner: members.get(idx).map(|&(_, m)| m.algorithm()),
         proved_infeasible: false,
+        lower_bound: 0,
     }
 }
 

@@ -78,6 +78,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
             nodes: 0,
             winner: None,
             proved_infeasible: false,
+            lower_bound: 0,
         };
     }
     let lb = bounds::max_load(problem);
@@ -270,6 +271,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         nodes: search.nodes(),
         winner: None,
         proved_infeasible,
+        lower_bound: lo.min(hi),
     }
 }
 
@@ -325,6 +327,7 @@ fn plan_large(
         nodes,
         winner: None,
         proved_infeasible: false,
+        lower_bound: lb,
     }
 }
 
