@@ -90,7 +90,9 @@ fn solve_mip(p: &Problem, ub: u64, secs: f64) -> Mip {
                     let v = (o / b.align) as f64;
                     pb.add_integer_column(0.0, v..=v)
                 }
-                None => pb.add_integer_column(0.0, 0.0..=((ub - b.size.min(ub)) as f64 / a).floor()),
+                None => {
+                    pb.add_integer_column(0.0, 0.0..=((ub - b.size.min(ub)) as f64 / a).floor())
+                }
             }
         })
         .collect();
@@ -108,10 +110,7 @@ fn solve_mip(p: &Problem, ub: u64, secs: f64) -> Mip {
             let z = pb.add_integer_column(0.0, 0.0..=1.0);
             let (ai, aj) = (bi.align as f64, bj.align as f64);
             // z = 1: i below j: a_i k_i + s_i <= a_j k_j + U (1 - z)
-            pb.add_row(
-                ..=(u - bi.size as f64),
-                [(k[i], ai), (k[j], -aj), (z, u)],
-            );
+            pb.add_row(..=(u - bi.size as f64), [(k[i], ai), (k[j], -aj), (z, u)]);
             // z = 0: j below i: a_j k_j + s_j <= a_i k_i + U z
             pb.add_row(..=-(bj.size as f64), [(k[j], aj), (k[i], -ai), (z, -u)]);
         }
@@ -133,7 +132,8 @@ fn solve_mip(p: &Problem, ub: u64, secs: f64) -> Mip {
         .enumerate()
         .map(|(i, b)| (cols[1 + i].round() as u64) * b.align)
         .collect();
-    let peaks = check_offsets(p, &offsets).unwrap_or_else(|e| panic!("HiGHS's plan fails the checker: {e}"));
+    let peaks = check_offsets(p, &offsets)
+        .unwrap_or_else(|e| panic!("HiGHS's plan fails the checker: {e}"));
     let got = peaks.iter().map(|&(_, x)| x).max().unwrap_or(0);
     let claimed = solved.objective_value().round() as u64;
     assert_eq!(got, claimed, "HiGHS's objective is not its plan's peak");
