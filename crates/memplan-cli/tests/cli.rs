@@ -539,3 +539,132 @@ fn merge_shared_memory_remarks_svg_and_capacity() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// Issue 11: problems whose bytes do not fit in 64 bits are bad input (exit 2,
+/// `file:line:`, a message), for every algorithm, never an overlapping "optimal" plan.
+#[test]
+fn unrepresentable_byte_counts_exit_2_for_every_algorithm() {
+    let dir = scratch("overflow");
+    let p63 = 1u64 << 63;
+    let p62 = 1u64 << 62;
+    let max = u64::MAX;
+    let five: String = (0..5).map(|i| format!("b{i},{i},9,{p62}\n")).collect();
+    let cases: Vec<(&str, String, usize, &str)> = vec![
+        (
+            "two_2_63.csv",
+            format!("id,lower,upper,size\na,0,2,{p63}\nb,1,3,{p63}\n"),
+            3,
+            "need at least 18446744073709551616 bytes together",
+        ),
+        (
+            "two_max.csv",
+            format!("id,lower,upper,size\na,0,2,{max}\nb,0,2,{max}\n"),
+            3,
+            "more than a 64-bit offset can address",
+        ),
+        (
+            "five_2_62.csv",
+            format!("id,lower,upper,size\n{five}"),
+            5,
+            "in memory space 0 need at least",
+        ),
+        (
+            "stacked.json",
+            format!(
+                "{{\"buffers\": [\n  {{\"id\": \"a\", \"size\": {p62}, \"lower\": 0, \"upper\": 1}},\n  {{\"id\": \"b\", \"size\": {p62}, \"lower\": 1, \"upper\": 2}}]}}\n"
+            ),
+            3,
+            "memory space 0 totals 9223372036854775808 bytes",
+        ),
+    ];
+    for (name, text, line, fragment) in &cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        for algo in ["naive", "greedy-size", "portfolio", "exact"] {
+            let o = memplan(&["plan", path.to_str().unwrap(), "--algo", algo]);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{name} {algo}: {err}");
+            let at = format!("{}:{line}:", path.display());
+            assert!(
+                err.contains(&at),
+                "{name} {algo}: expected `{at}` in\n{err}"
+            );
+            assert!(
+                err.contains(fragment),
+                "{name} {algo}: expected `{fragment}` in\n{err}"
+            );
+            assert!(!err.contains("panicked"), "{name} {algo}: {err}");
+            assert!(o.stdout.is_empty(), "{name} {algo}: printed a summary");
+        }
+    }
+    // The largest problem memplan plans (total demand 2^63 - 1) plans exactly, verified.
+    let path = dir.join("fits.csv");
+    std::fs::write(
+        &path,
+        format!("id,lower,upper,size\na,0,2,{p62}\nb,1,3,{}\n", p62 - 1),
+    )
+    .unwrap();
+    for algo in ["naive", "portfolio", "exact"] {
+        let o = memplan(&["plan", path.to_str().unwrap(), "--algo", algo, "--json"]);
+        assert!(o.status.success(), "{algo}: {}", stderr(&o));
+        let s: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(s["peak"], p63 - 1, "{algo}");
+        assert_eq!(s["verified"], true);
+    }
+}
+
+/// Issue 11: one space stopped by the node budget, another at its lower bound:
+/// not optimal, and the summary says the search stopped.
+#[test]
+fn search_stopped_in_one_space_is_reported() {
+    let dir = scratch("stopped");
+    // Space 0: many awkward buffers (the max-load bound is not reachable and a
+    // 300-node search cannot prove anything); space 1: three buffers at their bound.
+    let mut x = 11u64;
+    let mut below = |k: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % k
+    };
+    let mut bufs = Vec::new();
+    for i in 0..200 {
+        let s = below(200);
+        let size = 1000 + below(100_000);
+        let e = s + 1 + below(60);
+        bufs.push(format!(
+            "{{\"id\": \"h{i}\", \"size\": {size}, \"lower\": {s}, \"upper\": {e}}}"
+        ));
+    }
+    for (i, (size, s, e)) in [(8, 0, 2), (4, 1, 3), (12, 3, 4)].into_iter().enumerate() {
+        bufs.push(format!(
+            "{{\"id\": \"e{i}\", \"size\": {size}, \"lower\": {s}, \"upper\": {e}, \"space\": 1}}"
+        ));
+    }
+    let path = dir.join("mixed.json");
+    std::fs::write(
+        &path,
+        format!("{{\"buffers\": [\n{}\n]}}\n", bufs.join(",\n")),
+    )
+    .unwrap();
+    let args = [
+        "plan",
+        path.to_str().unwrap(),
+        "--algo",
+        "exact",
+        "--node-limit",
+        "300",
+    ];
+    let o = memplan(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("(search stopped: node-limit)"), "{text}");
+    assert!(!text.contains("optimal (proved)"), "{text}");
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let o = memplan(&json_args);
+    let s: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(s["optimal"], false);
+    assert_eq!(s["stop_reason"], "node-limit");
+    assert_eq!(s["spaces"][1]["peak"], s["spaces"][1]["lower_bound"]);
+}

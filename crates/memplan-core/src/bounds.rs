@@ -4,6 +4,10 @@
 //! by side, so the peak of that space is at least the largest total size live at
 //! one moment. It ignores alignment and fixed offsets except that a fixed buffer
 //! forces the peak to at least its own top.
+//!
+//! Sums are taken in `u128`; a bound above `u64::MAX` (a problem that
+//! [`Problem::validate`] rejects) is reported as `u64::MAX`, which is still a
+//! valid lower bound for any plan with 64-bit offsets.
 
 use crate::problem::{MemSpace, Problem};
 
@@ -29,27 +33,27 @@ fn max_load_of_space(problem: &Problem, space: MemSpace) -> u64 {
     // Events: +size at start, -size at end; ends sort before starts at the same tick
     // because intervals are half-open.
     let mut events: Vec<(u64, bool, u64)> = Vec::new();
-    let mut fixed_top = 0u64;
+    let mut fixed_top = 0u128;
     for b in problem.buffers.iter().filter(|b| b.space == space) {
         for iv in &b.live {
             events.push((iv.start, true, b.size));
             events.push((iv.end, false, b.size));
         }
         if let Some(off) = b.fixed_offset {
-            fixed_top = fixed_top.max(off.saturating_add(b.size));
+            fixed_top = fixed_top.max(off as u128 + b.size as u128);
         }
     }
     events.sort_unstable();
-    let (mut cur, mut best) = (0u64, 0u64);
+    let (mut cur, mut best) = (0u128, 0u128);
     for (_, is_start, size) in events {
         if is_start {
-            cur += size;
+            cur += size as u128;
             best = best.max(cur);
         } else {
-            cur -= size;
+            cur -= size as u128;
         }
     }
-    best.max(fixed_top)
+    u64::try_from(best.max(fixed_top)).unwrap_or(u64::MAX)
 }
 
 /// The live load (total bytes) at every tick where it changes, for one space:
@@ -72,7 +76,7 @@ pub fn load_profile(problem: &Problem, space: MemSpace) -> Vec<(u64, u64)> {
             cur += events[i].1;
             i += 1;
         }
-        out.push((t, cur as u64));
+        out.push((t, u64::try_from(cur).unwrap_or(u64::MAX)));
     }
     out
 }

@@ -61,6 +61,24 @@ pub fn check_offsets(
     problem: &Problem,
     offsets: &[u64],
 ) -> Result<Vec<(MemSpace, u64)>, CheckError> {
+    check_offsets_within(problem, offsets, problem.capacity)
+}
+
+/// Like [`check_offsets`] but ignoring `problem.capacity`: only alignment, fixed
+/// offsets, overflow and overlaps (how the portfolio checks its members, whose
+/// plans may legitimately exceed a capacity that the caller then reports).
+pub fn check_placement(
+    problem: &Problem,
+    offsets: &[u64],
+) -> Result<Vec<(MemSpace, u64)>, CheckError> {
+    check_offsets_within(problem, offsets, None)
+}
+
+fn check_offsets_within(
+    problem: &Problem,
+    offsets: &[u64],
+    capacity: Option<u64>,
+) -> Result<Vec<(MemSpace, u64)>, CheckError> {
     if offsets.len() != problem.buffers.len() {
         return Err(CheckError::WrongLength {
             got: offsets.len(),
@@ -79,7 +97,7 @@ pub fn check_offsets(
             }
         }
         let top = off.checked_add(b.size).ok_or(CheckError::Overflow(id))?;
-        if let Some(cap) = problem.capacity {
+        if let Some(cap) = capacity {
             if top > cap {
                 return Err(CheckError::OverCapacity(id, top, cap));
             }

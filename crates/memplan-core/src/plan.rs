@@ -23,6 +23,10 @@ pub struct PlanStats {
     pub nodes: u64,
     /// For the portfolio: which member algorithm produced the plan.
     pub winner: Option<String>,
+    /// Per space (sorted), the best lower bound on its optimal peak that is
+    /// proved: the max-load bound, raised by the exact search's refutations,
+    /// and the peak itself where the plan is optimal.
+    pub lower_bounds: Vec<(MemSpace, u64)>,
 }
 
 /// A placement of every buffer of a [`Problem`].

@@ -199,6 +199,32 @@ pub enum ProblemError {
     /// offset + size overflows u64.
     #[error("buffer {0}: offset + size overflows")]
     Overflow(BufferId),
+    /// The buffers live at one tick need more bytes than a 64-bit offset can address.
+    #[error("buffers live at tick {tick} in memory space {space} need at least {bytes} bytes together, more than 2^64 - 1 (when {buffer} starts)")]
+    LiveTooLarge {
+        /// The space.
+        space: u32,
+        /// The buffer whose start takes the live total past 2^64 - 1.
+        buffer: BufferId,
+        /// The tick.
+        tick: u64,
+        /// The live total once that buffer starts (at least 2^64).
+        bytes: u128,
+    },
+    /// A space whose total demand (every movable size padded by the space's
+    /// largest alignment, plus the highest fixed top) reaches 2^63: memplan
+    /// plans arenas below 2^63 bytes, half the 64-bit range, so that no
+    /// planner's offsets (heuristics may stack buffers anywhere below twice that
+    /// total) can overflow.
+    #[error("memory space {space} totals {bytes} bytes (sizes padded to the space's largest alignment, plus the highest fixed top); memplan plans arenas below 2^63 bytes (reached at {buffer})")]
+    TotalTooLarge {
+        /// The space.
+        space: u32,
+        /// The buffer at which the running total reaches 2^63.
+        buffer: BufferId,
+        /// The total (at least 2^63).
+        bytes: u128,
+    },
 }
 
 impl Problem {
@@ -281,6 +307,81 @@ impl Problem {
                 }
             }
         }
-        Ok(())
+        self.check_representable()
+    }
+
+    /// Every byte count a planner computes must fit in a `u64`. Two rules, summed in
+    /// `u128`: the buffers live at one tick must fit side by side in 2^64 - 1 bytes
+    /// (else no plan exists), and per space the total demand `T` (each movable
+    /// size plus the space's largest alignment minus one, plus the highest fixed
+    /// top) must stay below 2^63. Any planner that places a buffer at the lowest
+    /// aligned offset clear of others (naive stacking included, and merge-alloc,
+    /// which rounds every size up to the largest alignment) stays below `T`, and
+    /// moving buffers clear of fixed ones afterwards ([`crate::algo::place`])
+    /// stays below `2T`, so below 2^64.
+    fn check_representable(&self) -> Result<(), ProblemError> {
+        const LIVE_MAX: u128 = u64::MAX as u128;
+        const TOTAL_LIMIT: u128 = 1 << 63;
+        let mut align: std::collections::BTreeMap<MemSpace, u128> =
+            std::collections::BTreeMap::new();
+        for b in &self.buffers {
+            let a = align.entry(b.space).or_insert(1);
+            *a = (*a).max(b.align as u128);
+        }
+        // Per space: running total of movable (size + largest align - 1) and the highest fixed top.
+        let mut totals: std::collections::BTreeMap<MemSpace, (u128, u128)> =
+            std::collections::BTreeMap::new();
+        let mut over_total: Option<(MemSpace, BufferId, u128)> = None;
+        for (id, b) in self.iter() {
+            let pad = align.get(&b.space).copied().unwrap_or(1) - 1;
+            let t = totals.entry(b.space).or_insert((0, 0));
+            match b.fixed_offset {
+                Some(off) => t.1 = t.1.max(off as u128 + b.size as u128),
+                None => t.0 += b.size as u128 + pad,
+            }
+            if over_total.is_none() && t.0 + t.1 >= TOTAL_LIMIT {
+                over_total = Some((b.space, id, t.0 + t.1));
+            }
+        }
+        let Some((space, buffer, _)) = over_total else {
+            return Ok(());
+        };
+        // The sharper message first: buffers that are live together cannot fit at all.
+        let mut events: Vec<(MemSpace, u64, bool, u32)> = Vec::new();
+        for (id, b) in self.iter() {
+            for iv in &b.live {
+                events.push((b.space, iv.start, true, id.0));
+                events.push((b.space, iv.end, false, id.0));
+            }
+        }
+        events.sort_unstable();
+        let mut cur: u128 = 0;
+        let mut cur_space = None;
+        for (s, tick, is_start, i) in events {
+            if cur_space != Some(s) {
+                cur_space = Some(s);
+                cur = 0;
+            }
+            let size = self.buffers[i as usize].size as u128;
+            if is_start {
+                cur += size;
+                if cur > LIVE_MAX {
+                    return Err(ProblemError::LiveTooLarge {
+                        space: s.0,
+                        buffer: BufferId(i),
+                        tick,
+                        bytes: cur,
+                    });
+                }
+            } else {
+                cur -= size;
+            }
+        }
+        let bytes = totals.get(&space).map_or(0, |t| t.0 + t.1);
+        Err(ProblemError::TotalTooLarge {
+            space: space.0,
+            buffer,
+            bytes,
+        })
     }
 }

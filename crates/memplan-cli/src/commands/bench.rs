@@ -51,12 +51,20 @@ pub struct BenchArgs {
 #[derive(Clone, Debug, Serialize)]
 struct Outcome {
     algorithm: &'static str,
-    /// Best peak over the repeats (None when planning failed).
+    /// Peak of the median run: the run whose wall time is the median (the lower
+    /// of the two middle runs for an even count), so the peak, `optimal` and the
+    /// time in a table all come from the same run (None when planning failed).
     peak: Option<u64>,
     ratio: Option<f64>,
+    /// Whether the median run proved its plan optimal.
     optimal: bool,
     median_seconds: f64,
     seconds: Vec<f64>,
+    /// The peak of every run, in run order (they differ only under a time limit).
+    peaks: Vec<u64>,
+    /// Whether each run proved optimality, in run order.
+    #[serde(skip)]
+    optimals: Vec<bool>,
     /// Why there is no valid plan: a planning error or a failed check.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -248,6 +256,8 @@ fn bench_one(loaded: &LoadedProblem, algo: Algorithm, args: &BenchArgs) -> Outco
         optimal: false,
         median_seconds: 0.0,
         seconds: Vec::new(),
+        peaks: Vec::new(),
+        optimals: Vec::new(),
         error: None,
         invalid: false,
     };
@@ -258,15 +268,19 @@ fn bench_one(loaded: &LoadedProblem, algo: Algorithm, args: &BenchArgs) -> Outco
         out.seconds.push(start.elapsed().as_secs_f64());
         match result {
             Ok(plan) => {
+                // plan() has checked the plan already; checked again here, apart from it.
                 if let Err(e) = check::check(&loaded.problem, &plan) {
                     out.invalid = true;
                     out.error = Some(loaded.check_error(&e));
-                    out.peak = None;
                     break;
                 }
-                let best = out.peak.map_or(plan.peak(), |p| p.min(plan.peak()));
-                out.peak = Some(best);
-                out.optimal |= plan.optimal;
+                out.peaks.push(plan.peak());
+                out.optimals.push(plan.optimal);
+            }
+            Err(PlanError::FailedCheck { error, .. }) => {
+                out.invalid = true;
+                out.error = Some(loaded.check_error(&error));
+                break;
             }
             Err(e) => {
                 out.error = Some(match e {
@@ -277,9 +291,25 @@ fn bench_one(loaded: &LoadedProblem, algo: Algorithm, args: &BenchArgs) -> Outco
             }
         }
     }
+    if out.error.is_none() && !out.peaks.is_empty() {
+        let k = median_run(&out.seconds);
+        out.peak = Some(out.peaks[k]);
+        out.optimal = out.optimals[k];
+        out.median_seconds = out.seconds[k];
+    } else {
+        out.median_seconds = median(&mut out.seconds.clone());
+    }
     out.ratio = out.peak.map(|p| ratio(p, lb));
-    out.median_seconds = median(&mut out.seconds.clone());
     out
+}
+
+/// The index of the median run by time (the lower middle one for an even count).
+fn median_run(seconds: &[f64]) -> usize {
+    let mut idx: Vec<usize> = (0..seconds.len()).collect();
+    idx.sort_by(|&a, &b| seconds[a].total_cmp(&seconds[b]).then(a.cmp(&b)));
+    idx.get(seconds.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -317,9 +347,14 @@ fn fmt_seconds(s: f64) -> String {
 }
 
 fn cell(o: &Outcome) -> String {
+    let (lo, hi) = (o.peaks.iter().min(), o.peaks.iter().max());
+    let varied = match (lo, hi) {
+        (Some(lo), Some(hi)) if lo != hi => format!(" † peaks {lo}–{hi}"),
+        _ => String::new(),
+    };
     match (o.ratio, &o.error) {
         (Some(r), _) => format!(
-            "{r:.4}{} ({})",
+            "{r:.4}{} ({}){varied}",
             if o.optimal { "*" } else { "" },
             fmt_seconds(o.median_seconds)
         ),
@@ -375,7 +410,7 @@ fn markdown(rows: &[Row], algos: &[Algorithm]) -> String {
             _ => s.push_str(" – |"),
         }
     }
-    s.push_str("\n\npeak/LB per problem (median wall time of the runs); * = proved optimal; every plan passed the independent checker unless marked INVALID.\n");
+    s.push_str("\n\npeak/LB and wall time of the median run (by time) of each cell; * = that run proved optimality; † = the runs' peaks differed (only a time limit makes runs differ); every plan passed the independent checker unless marked INVALID.\n");
     s
 }
 
@@ -473,5 +508,8 @@ mod tests {
         assert!((g - 2.0).abs() < 1e-12);
         assert_eq!(geomean(std::iter::empty()), None);
         assert_eq!(fmt_seconds(0.0034), "3.4 ms");
+        assert_eq!(median_run(&[3.0, 1.0, 2.0]), 2);
+        assert_eq!(median_run(&[4.0, 1.0, 2.0, 3.0]), 2);
+        assert_eq!(median_run(&[5.0]), 0);
     }
 }

@@ -246,6 +246,35 @@ impl LoadedProblem {
                 format!("buffer `{}`: offset + size overflows 64 bits", self.id(b)),
                 "too large".into(),
             ),
+            ProblemError::LiveTooLarge {
+                space,
+                buffer,
+                tick,
+                bytes,
+            } => self
+                .at(
+                    buffer,
+                    &["size"],
+                    format!(
+                        "the buffers live at tick {tick} in memory space {space} need at least {bytes} bytes together, more than a 64-bit offset can address"
+                    ),
+                    format!("`{}` starts here and takes the live total past 2^64 - 1", self.id(buffer)),
+                )
+                .with_note("no plan exists: the largest arena a 64-bit offset can describe is 2^64 - 1 bytes"),
+            ProblemError::TotalTooLarge {
+                space,
+                buffer,
+                bytes,
+            } => self
+                .at(
+                    buffer,
+                    &["size"],
+                    format!(
+                        "memory space {space} totals {bytes} bytes (sizes padded to its largest alignment, plus the highest fixed top), at least 2^63"
+                    ),
+                    format!("the running total reaches 2^63 at `{}`", self.id(buffer)),
+                )
+                .with_note("memplan plans arenas below 2^63 bytes (half the 64-bit range), so that no planner's offsets can overflow"),
         }
     }
 

@@ -195,6 +195,15 @@ pub enum PlanError {
         /// Which algorithm.
         algorithm: Algorithm,
     },
+    /// The plan fails the independent checker: a bug in the planner, reported
+    /// instead of returning a wrong plan.
+    #[error("internal error: the {algorithm} plan fails the independent check: {error} (please report this)")]
+    FailedCheck {
+        /// Which algorithm.
+        algorithm: Algorithm,
+        /// What the checker found.
+        error: crate::check::CheckError,
+    },
 }
 
 /// What one algorithm returns for one space.
@@ -212,6 +221,9 @@ pub struct SpacePlan {
     pub winner: Option<Algorithm>,
     /// Proved: no plan fits the problem's capacity (exact search only).
     pub proved_infeasible: bool,
+    /// A lower bound on this space's optimal peak that the planner proved beyond
+    /// the max-load bound (exact search: refuted capacities), or 0.
+    pub lower_bound: u64,
 }
 
 impl SpacePlan {
@@ -224,6 +236,7 @@ impl SpacePlan {
             nodes: 0,
             winner: None,
             proved_infeasible: false,
+            lower_bound: 0,
         }
     }
 }
@@ -257,16 +270,25 @@ pub fn plan_space(problem: &Problem, opts: &Options) -> SpacePlan {
     }
 }
 
-/// Plans `problem` with `opts`: validates it, plans every memory space and
-/// checks the capacity. The result always passes [`crate::check::check`].
+/// Plans `problem` with `opts`: validates it (including that every byte count
+/// fits in 64 bits), plans every memory space, checks the capacity and then runs
+/// the independent checker ([`crate::check::check`]) on the result: the plan
+/// returned has passed it, and a plan that fails it is an error
+/// ([`PlanError::FailedCheck`]), never a result.
+///
+/// Across memory spaces, the plan is optimal only when every space is; its stop
+/// reason is the most severe of the spaces' ([`StopReason::TimeLimit`], then
+/// [`StopReason::NodeLimit`], then [`StopReason::Completed`]), and
+/// [`StopReason::ReachedLowerBound`] only when every space reached its bound.
 pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
     problem.validate()?;
     let lbs = bounds::max_load_per_space(problem);
     let mut offsets = vec![0u64; problem.buffers.len()];
     let mut optimal = true;
-    let mut stop_reason = StopReason::Completed;
+    let mut reasons: Vec<StopReason> = Vec::new();
     let mut nodes = 0u64;
     let mut winner = None;
+    let mut lower_bounds = Vec::new();
     // A proof of infeasibility in any space beats a heuristic's failure in another:
     // check every space's bound before planning any.
     if let Some(cap) = problem.capacity {
@@ -281,11 +303,21 @@ pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
     for (space, lb) in lbs {
         let (sub, index) = sub_problem(problem, space);
         let sp = plan_space(&sub, opts);
+        if sp.offsets.len() != sub.buffers.len() {
+            return Err(PlanError::FailedCheck {
+                algorithm: opts.algorithm,
+                error: crate::check::CheckError::WrongLength {
+                    got: sp.offsets.len(),
+                    want: sub.buffers.len(),
+                },
+            });
+        }
+        // Saturating: an offset + size past 2^64 - 1 is a planner bug the checker reports below.
         let peak = sub
             .buffers
             .iter()
             .zip(&sp.offsets)
-            .map(|(b, &o)| o + b.size)
+            .map(|(b, &o)| o.saturating_add(b.size))
             .max()
             .unwrap_or(0);
         if let Some(cap) = problem.capacity {
@@ -293,7 +325,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
                 return Err(PlanError::Infeasible {
                     space: space.0,
                     capacity: cap,
-                    lower_bound: cap + 1,
+                    lower_bound: cap.saturating_add(1),
                 });
             }
             if peak > cap {
@@ -306,12 +338,15 @@ pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
             }
         }
         let space_optimal = sp.optimal || peak == lb;
+        // The best proved bound: max-load, the planner's own, the peak itself when optimal.
+        let proved = if space_optimal {
+            peak
+        } else {
+            lb.max(sp.lower_bound).min(peak)
+        };
+        lower_bounds.push((space, proved));
         optimal &= space_optimal;
-        if sp.stop_reason != StopReason::Completed {
-            stop_reason = sp.stop_reason;
-        } else if space_optimal && stop_reason == StopReason::Completed && peak == lb {
-            stop_reason = StopReason::ReachedLowerBound;
-        }
+        reasons.push(space_stop_reason(&sp, space_optimal, peak == lb));
         nodes += sp.nodes;
         winner = winner.or(sp.winner);
         for (k, &orig) in index.iter().enumerate() {
@@ -320,12 +355,46 @@ pub fn plan(problem: &Problem, opts: &Options) -> Result<Plan, PlanError> {
     }
     let mut plan = Plan::from_offsets(problem, offsets);
     plan.optimal = optimal;
-    plan.stop_reason = stop_reason;
+    plan.stop_reason = combine_stop_reasons(&reasons);
     plan.stats = PlanStats {
         nodes,
         winner: winner.map(|a: Algorithm| a.name().to_string()),
+        lower_bounds,
     };
+    crate::check::check(problem, &plan).map_err(|error| PlanError::FailedCheck {
+        algorithm: opts.algorithm,
+        error,
+    })?;
     Ok(plan)
+}
+
+/// The stop reason of one space: a space at its lower bound reached it, one
+/// proved optimal otherwise completed, whatever limit its search hit; a space
+/// not proved optimal keeps the reason its planner gave (a planner's claim to
+/// have reached the bound is not believed when the peak is above it).
+fn space_stop_reason(sp: &SpacePlan, space_optimal: bool, at_lb: bool) -> StopReason {
+    match sp.stop_reason {
+        _ if at_lb => StopReason::ReachedLowerBound,
+        _ if space_optimal => StopReason::Completed,
+        StopReason::ReachedLowerBound => StopReason::Completed,
+        r => r,
+    }
+}
+
+/// Combines the spaces' stop reasons: the most severe wins (time limit, node
+/// limit, completed, reached the lower bound); no space at all is `Completed`.
+pub fn combine_stop_reasons(reasons: &[StopReason]) -> StopReason {
+    let severity = |r: &StopReason| match r {
+        StopReason::ReachedLowerBound => 0,
+        StopReason::Completed => 1,
+        StopReason::NodeLimit => 2,
+        StopReason::TimeLimit => 3,
+    };
+    reasons
+        .iter()
+        .copied()
+        .max_by_key(severity)
+        .unwrap_or(StopReason::Completed)
 }
 
 /// The buffers of one space as a problem of their own, with the original index of each.

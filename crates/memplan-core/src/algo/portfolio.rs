@@ -33,6 +33,7 @@ use super::fit::{movable, peak, place_in_order};
 use super::greedy::{plan_by_size_with, SizeTieBreak};
 use super::{best_fit, greedy, Algorithm, Options, SpacePlan};
 use crate::bounds;
+use crate::check::check_placement;
 use crate::plan::StopReason;
 use crate::problem::Problem;
 
@@ -173,9 +174,7 @@ fn plan_with(problem: &Problem, opts: &Options, members: &[Member]) -> SpacePlan
     let deadline = opts.time_limit.map(|t| Instant::now() + t);
     let members: Vec<(usize, Member)> = members.iter().copied().enumerate().collect();
     let outcomes = run_members(problem, lb, opts, deadline, &members);
-    let (best_peak, idx, offsets) = outcomes
-        .into_iter()
-        .min_by_key(|(p, i, _)| (*p, *i))
+    let (best_peak, idx, offsets) = keep_best_checked(problem, outcomes, &members)
         .unwrap_or_else(|| (0, 0, super::naive::plan(problem)));
     let optimal = best_peak <= lb;
     SpacePlan {
@@ -191,7 +190,37 @@ fn plan_with(problem: &Problem, opts: &Options, members: &[Member]) -> SpacePlan
         nodes: 0,
         winner: members.get(idx).map(|&(_, m)| m.algorithm()),
         proved_infeasible: false,
+        lower_bound: 0,
     }
+}
+
+/// The best outcome (lowest peak, then lowest member index) that passes the
+/// independent checker ([`check_placement`]: the capacity is the caller's to
+/// report). Only the kept member is checked, so this costs one check when every
+/// member is right. A member whose plan fails is a bug: a panic in debug builds
+/// (and so in every test), and in release builds the next best member is kept.
+/// `None` only when there are no outcomes, or when every one fails (release) —
+/// then the best is returned unchecked and [`super::plan`]'s own check reports it.
+fn keep_best_checked(
+    problem: &Problem,
+    mut outcomes: Vec<Outcome>,
+    members: &[(usize, Member)],
+) -> Option<Outcome> {
+    outcomes.sort_by_key(|(p, i, _)| (*p, *i));
+    let first = outcomes.first().map(|(p, i, o)| (*p, *i, o.clone()));
+    for (p, i, offsets) in outcomes {
+        match check_placement(problem, &offsets) {
+            Ok(_) => return Some((p, i, offsets)),
+            Err(e) => {
+                let name = members.get(i).map_or("?", |&(_, m)| m.algorithm().name());
+                debug_assert!(
+                    false,
+                    "portfolio member {i} ({name}) produced an invalid plan: {e}"
+                );
+            }
+        }
+    }
+    first
 }
 
 #[cfg(not(feature = "parallel"))]
@@ -318,6 +347,33 @@ mod tests {
         let o = refine(&p, 7, None);
         assert_eq!(o, vec![0, 0, 2, 5]);
         assert_eq!(peak(&p, &o), 7);
+    }
+
+    #[test]
+    fn an_invalid_member_is_a_loud_error_and_never_kept() {
+        // Two co-live 16-byte buffers: a "plan" stacking both at 0 claims peak 16.
+        let p = Problem::new(vec![Buffer::new(16, 0, 2), Buffer::new(16, 1, 3)]);
+        let members = [(0, PLACEMENT[0]), (1, PLACEMENT[1])];
+        let bad: Outcome = (16, 0, vec![0, 0]);
+        let good: Outcome = (32, 1, vec![0, 16]);
+        let kept = std::panic::catch_unwind(|| {
+            keep_best_checked(&p, vec![bad.clone(), good.clone()], &members)
+        });
+        if cfg!(debug_assertions) {
+            // Debug builds (every `cargo test` without --release) stop right there.
+            let msg = kept.expect_err("an invalid member must panic in debug builds");
+            let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
+            assert!(msg.contains("invalid plan"), "{msg}");
+        } else {
+            // Release builds keep the best member that passes the checker.
+            assert_eq!(kept.expect("no panic in release"), Some(good));
+        }
+        // Valid members: the lowest peak wins, ties to the lower index.
+        let also_good: Outcome = (32, 0, vec![16, 0]);
+        assert_eq!(
+            keep_best_checked(&p, vec![(32, 1, vec![0, 16]), also_good.clone()], &members),
+            Some(also_good)
+        );
     }
 
     proptest! {

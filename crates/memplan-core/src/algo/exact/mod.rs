@@ -12,8 +12,13 @@
 //! round robin). "Proved infeasible at C" raises the lower bound; "ran out of
 //! budget" proves nothing. The plan is optimal only when the bounds meet.
 //! With the `parallel` feature, the orders of a probe race on rayon's threads;
-//! an order that decides a probe stops only the orders after it, so the result
-//! is the one a sequential run would return (deterministic).
+//! an order that decides a probe stops only the orders after it, each order
+//! gets the node budget it would get in a sequential run, and a probe is
+//! charged only the nodes of the orders a sequential run would have run (not
+//! those cancelled orders spent, which depend on thread timing). So under a
+//! node budget the plan, its node count and its stop reason are bit-identical
+//! with and without `parallel`, run after run; only a time limit makes runs
+//! differ.
 //!
 //! Dense traces (thousands of buffers, each overlapping dozens or more) skip the
 //! full search: the portfolio's plan is improved by peak rip-up (`lns`),
@@ -73,6 +78,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
             nodes: 0,
             winner: None,
             proved_infeasible: false,
+            lower_bound: 0,
         };
     }
     let lb = bounds::max_load(problem);
@@ -265,6 +271,7 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         nodes: search.nodes(),
         winner: None,
         proved_infeasible,
+        lower_bound: lo.min(hi),
     }
 }
 
@@ -280,10 +287,9 @@ fn plan_large(
     let mut popts = opts.clone();
     popts.time_limit = opts.time_limit.map(|t| t / 3);
     popts.progress = None;
+    // The portfolio checks the plan it keeps (an invalid one is a loud error, never
+    // replaced by another planner's here); `plan()` checks the final result again.
     let mut best = super::portfolio::plan(problem, &popts).offsets;
-    if crate::check::check_offsets(&Problem::new(problem.buffers.clone()), &best).is_err() {
-        best = super::naive::plan(problem);
-    }
     let mut nodes = 0u64;
     let before = peak(problem, &best);
     if let Some(p) = &opts.progress {
@@ -321,11 +327,21 @@ fn plan_large(
         nodes,
         winner: None,
         proved_infeasible: false,
+        lower_bound: lb,
     }
 }
 
 /// The searchers of the capacity probes: one, or with the `parallel` feature one
 /// per order, raced on rayon's threads.
+///
+/// Node accounting is deterministic and the same with and without `parallel`:
+/// a probe is charged the nodes a sequential run would spend, that is those of
+/// the orders up to the one that decides it (each earlier order spent exactly
+/// its budget). Nodes that orders after the decider spent before they were
+/// cancelled are not charged, since how many there were depends on thread
+/// timing. Each order also gets the budget it would get in a sequential run,
+/// so under a node budget the result is bit-identical whichever way it runs;
+/// only a time limit makes runs differ.
 struct Prober<'m> {
     searches: Vec<Search<'m>>,
     /// Per order: set when a lower-numbered order has decided the probe.
@@ -333,6 +349,8 @@ struct Prober<'m> {
     stops: &'m [AtomicBool],
     /// The searcher holding the last solution found.
     winner: usize,
+    /// Nodes charged so far (see above).
+    charged: u64,
 }
 
 impl<'m> Prober<'m> {
@@ -356,17 +374,25 @@ impl<'m> Prober<'m> {
             searches,
             stops,
             winner: 0,
+            charged: 0,
         }
     }
 
-    /// Nodes over all searchers.
+    /// Nodes charged over all probes (deterministic; see [`Prober`]).
     fn nodes(&self) -> u64 {
-        self.searches.iter().map(|s| s.nodes).sum()
+        self.charged
     }
 
     /// Movable offsets of the last solution found.
     fn sol(&self) -> &[u64] {
         &self.searches[self.winner].sol
+    }
+
+    /// The node budget order `k` of a probe gets in a sequential run, when
+    /// `remaining` nodes of the global limit are left before the probe and every
+    /// earlier order spent its whole `budget`.
+    fn budget_of(k: usize, budget: u64, remaining: u64) -> u64 {
+        budget.min(remaining.saturating_sub(budget.saturating_mul(k as u64)))
     }
 
     /// One capacity probe: every order with `budget` nodes (capped by the global
@@ -377,20 +403,24 @@ impl<'m> Prober<'m> {
         if self.searches.len() > 1 {
             return self.probe_parallel(orders, cap, budget, node_limit);
         }
-        let mut last = Status::NodeLimit;
+        let remaining = node_limit.saturating_sub(self.charged);
         let search = &mut self.searches[0];
-        for order in orders {
-            if search.nodes >= node_limit {
+        let mut last = Status::NodeLimit;
+        self.winner = 0;
+        for (k, order) in orders.iter().enumerate() {
+            let mine = Self::budget_of(k, budget, remaining);
+            if mine == 0 {
                 return Status::NodeLimit;
             }
-            search.node_stop = search.nodes.saturating_add(budget).min(node_limit);
+            let before = search.nodes;
+            search.node_stop = before.saturating_add(mine);
             let st = search.decide(cap, order);
+            self.charged += search.nodes - before;
             match st {
                 Status::Found | Status::Infeasible | Status::TimeLimit => return st,
                 Status::NodeLimit => last = st,
             }
         }
-        self.winner = 0;
         last
     }
 
@@ -409,54 +439,49 @@ impl<'m> Prober<'m> {
     ) -> Status {
         use rayon::prelude::*;
         use std::sync::atomic::Ordering;
-        let total = self.nodes();
-        if total >= node_limit {
+        let remaining = node_limit.saturating_sub(self.charged);
+        if remaining == 0 {
             return Status::NodeLimit;
         }
-        // Split what is left of the global budget so the orders together never exceed
-        // it: when fewer nodes remain than there are orders, the first ones get one each.
-        let remaining = node_limit - total;
-        let per = budget.min(remaining / orders.len().max(1) as u64);
         for s in self.stops {
             s.store(false, Ordering::Relaxed);
         }
         let stops = self.stops;
-        let statuses: Vec<Status> = self
+        // (status, nodes spent) per order.
+        let results: Vec<(Status, u64)> = self
             .searches
             .par_iter_mut()
             .zip(orders.par_iter())
             .enumerate()
             .map(|(k, (search, order))| {
-                let mine = if per > 0 {
-                    per
-                } else {
-                    u64::from((k as u64) < remaining)
-                };
+                let mine = Self::budget_of(k, budget, remaining);
                 if mine == 0 {
-                    return Status::NodeLimit;
+                    return (Status::NodeLimit, 0);
                 }
-                search.node_stop = search.nodes.saturating_add(mine);
+                let before = search.nodes;
+                search.node_stop = before.saturating_add(mine);
                 let st = search.decide(cap, order);
                 if matches!(st, Status::Found | Status::Infeasible) {
                     for s in &stops[k + 1..] {
                         s.store(true, Ordering::Relaxed);
                     }
                 }
-                st
+                (st, search.nodes - before)
             })
             .collect();
-        if let Some(k) = statuses
+        // As in a sequential run: the first order (in sequence) that does not run
+        // out of nodes ends the probe: it decided it, or the deadline passed. Only
+        // the orders up to it are charged.
+        let end = results
             .iter()
-            .position(|st| matches!(st, Status::Found | Status::Infeasible))
-        {
-            self.winner = k;
-            return statuses[k];
+            .position(|(st, _)| *st != Status::NodeLimit)
+            .unwrap_or(results.len().saturating_sub(1));
+        self.charged += results[..=end].iter().map(|&(_, n)| n).sum::<u64>();
+        let status = results.get(end).map_or(Status::NodeLimit, |&(st, _)| st);
+        if matches!(status, Status::Found | Status::Infeasible) {
+            self.winner = end;
         }
-        if statuses.contains(&Status::TimeLimit) {
-            Status::TimeLimit
-        } else {
-            Status::NodeLimit
-        }
+        status
     }
 }
 
@@ -605,10 +630,9 @@ fn initial_plan(
     let mut popts = opts.clone();
     popts.time_limit = deadline.map(|(_, d)| d.saturating_duration_since(Instant::now()) / 3);
     popts.progress = None;
+    // The portfolio checks the plan it keeps (an invalid one is a loud error, never
+    // replaced by another planner's here); `plan()` checks the final result again.
     let mut best = super::portfolio::plan(problem, &popts).offsets;
-    if crate::check::check_offsets(&Problem::new(problem.buffers.clone()), &best).is_err() {
-        best = super::naive::plan(problem);
-    }
     let mut best_peak = peak(problem, &best);
     let n = m.n();
     let mut seqs: Vec<Vec<u32>> = orders
