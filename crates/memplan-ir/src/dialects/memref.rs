@@ -1697,8 +1697,11 @@ fn verify_copy(m: &Module, op: OpId) -> Result<(), String> {
         return Err("expects two operands".into());
     }
     let (a, b) = (m.value_type(ops[0]), m.value_type(ops[1]));
+    // MLIR's SameOperandsShape: compatible shapes (same rank; each dimension equal or `?`).
     if let (Some(x), Some(y)) = (a.shape(), b.shape()) {
-        if x != y {
+        let compatible =
+            x.len() == y.len() && x.iter().zip(y).all(|(&p, &q)| p == q || p < 0 || q < 0);
+        if !compatible {
             return Err("requires the same shape for all operands".into());
         }
     }
