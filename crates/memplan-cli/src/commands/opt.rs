@@ -118,16 +118,7 @@ fn run_passes(
         print!("{out}");
     }
     if passes.remarks {
-        let mut err = String::new();
-        for r in &report.remarks {
-            let (line, col) = sm.line_col(r.span.start);
-            err.push_str(&format!(
-                "{}:{line}:{col}: remark: {}\n",
-                sm.name(),
-                r.message
-            ));
-        }
-        eprint!("{err}");
+        print_remarks(&report.remarks, sm);
     }
     if let Some(dir) = &passes.svg {
         write_svgs(dir, &report.scopes).map_err(|e| {
@@ -162,16 +153,7 @@ fn run_merge_shared(m: &mut Module, passes: &PassArgs, sm: &SourceMap) -> Result
         _ => (format!("{}: error: {e}\n", sm.name()), 2),
     })?;
     if passes.remarks {
-        let mut err = String::new();
-        for r in &report.remarks {
-            let (line, col) = sm.line_col(r.span.start);
-            err.push_str(&format!(
-                "{}:{line}:{col}: remark: {}\n",
-                sm.name(),
-                r.message
-            ));
-        }
-        eprint!("{err}");
+        print_remarks(&report.remarks, sm);
     }
     if let Some(dir) = &passes.svg {
         let write = || -> std::io::Result<()> {
@@ -213,6 +195,20 @@ fn run_merge_shared(m: &mut Module, passes: &PassArgs, sm: &SourceMap) -> Result
         })?;
     }
     Ok(())
+}
+
+/// Prints a pass's remarks to stderr as `file:line:col: remark: ...`.
+fn print_remarks(remarks: &[memplan_passes::remarks::Remark], sm: &SourceMap) {
+    let mut err = String::new();
+    for r in remarks {
+        let (line, col) = sm.line_col(r.span.start);
+        err.push_str(&format!(
+            "{}:{line}:{col}: remark: {}\n",
+            sm.name(),
+            r.message
+        ));
+    }
+    eprint!("{err}");
 }
 
 /// Writes one `FUNCTION.SCOPE[.SPACE].svg` per planned scope.

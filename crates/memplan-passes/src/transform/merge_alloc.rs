@@ -86,12 +86,7 @@ impl MergeAllocOptions {
     /// Parses `key=value` items separated by spaces or commas (mlir-opt pass-option style).
     pub fn parse(text: &str) -> Result<MergeAllocOptions, OptionsError> {
         let mut o = MergeAllocOptions::default();
-        let text = text.trim().trim_matches(|c| c == '{' || c == '}');
-        for item in text.split(|c: char| c.is_whitespace() || c == ',') {
-            if item.is_empty() {
-                continue;
-            }
-            let (key, value) = item.split_once('=').unwrap_or((item, ""));
+        for (key, value) in super::option_items(text) {
             let bad = |why: &str| OptionsError::BadValue {
                 key: key.to_string(),
                 value: value.to_string(),

@@ -127,12 +127,7 @@ impl MergeSharedOptions {
     /// Parses `key=value` items separated by spaces or commas.
     pub fn parse(text: &str) -> Result<MergeSharedOptions, SharedOptionsError> {
         let mut o = MergeSharedOptions::default();
-        let text = text.trim().trim_matches(|c| c == '{' || c == '}');
-        for item in text.split(|c: char| c.is_whitespace() || c == ',') {
-            if item.is_empty() {
-                continue;
-            }
-            let (key, value) = item.split_once('=').unwrap_or((item, ""));
+        for (key, value) in super::option_items(text) {
             let bad = |why: &str| SharedOptionsError::BadValue {
                 key: key.to_string(),
                 value: value.to_string(),
