@@ -55,6 +55,10 @@ pub struct PassArgs {
     /// Print the passes' remarks (why an allocation was not merged, arena summaries) to stderr.
     #[arg(long = "remarks")]
     pub remarks: bool,
+    /// LLVM dialect: insert `llvm.intr.lifetime.start/end` around every non-escaping static
+    /// `llvm.alloca` (moved to the entry block), outside every loop it is used in.
+    #[arg(long = "llvm-lifetime-markers")]
+    pub llvm_lifetime_markers: bool,
     /// Draw each planned scope as an SVG file in this directory.
     #[arg(long = "svg", value_name = "DIR")]
     pub svg: Option<PathBuf>,
@@ -323,12 +327,30 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     if let Err(d) = run_passes(&mut m, &reg, &args.passes, &sm) {
         return fail(&d);
     }
+    if args.passes.llvm_lifetime_markers {
+        let report = memplan_passes::transform::llvm_lifetime::llvm_lifetime_markers(&mut m);
+        if args.passes.remarks {
+            let mut err = String::new();
+            for r in &report.remarks {
+                let (line, col) = sm.line_col(r.span.start);
+                err.push_str(&format!(
+                    "{}:{line}:{col}: remark: {}\n",
+                    sm.name(),
+                    r.message
+                ));
+            }
+            eprint!("{err}");
+        }
+    }
     if let Err((msg, code)) = run_merge_shared(&mut m, &args.passes, &sm) {
         eprint!("{msg}");
         return ExitCode::from(code);
     }
     // A pass re-verifies what it produced: invalid IR is never printed.
-    if args.passes.merge_alloc.is_some() || args.passes.merge_shared_memory.is_some() {
+    if args.passes.merge_alloc.is_some()
+        || args.passes.merge_shared_memory.is_some()
+        || args.passes.llvm_lifetime_markers
+    {
         if let Err(d) = verify(&m, &reg) {
             eprintln!(
                 "memplan opt: internal error: the rewritten module fails verification ({}); nothing was written. Please report this with the input file.",
