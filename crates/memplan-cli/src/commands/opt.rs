@@ -59,6 +59,18 @@ pub struct PassArgs {
     /// `llvm.alloca` (moved to the entry block), outside every loop it is used in.
     #[arg(long = "llvm-lifetime-markers")]
     pub llvm_lifetime_markers: bool,
+    /// Memref level: wrap each non-escaping `memref.alloca`/`memref.alloc` in a lifeline
+    /// (`"memplan.lifetime_start"` .. `"memplan.lifetime_end"`), outside every loop and branch
+    /// that uses it.
+    #[arg(long = "insert-lifetime-markers")]
+    pub insert_lifetime_markers: bool,
+    /// Reject a use of a lifeline after its `memplan.lifetime_end` on some path, or a start
+    /// while the buffer may still be live (error at the offending op, exit 2).
+    #[arg(long = "verify-lifetime-markers")]
+    pub verify_lifetime_markers: bool,
+    /// Remove every `memplan.lifetime_*` op (uses go back to the buffer).
+    #[arg(long = "strip-lifetime-markers")]
+    pub strip_lifetime_markers: bool,
     /// Draw each planned scope as an SVG file in this directory.
     #[arg(long = "svg", value_name = "DIR")]
     pub svg: Option<PathBuf>,
@@ -322,6 +334,32 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     if !args.no_verify {
         if let Err(d) = verify(&m, &reg) {
             return fail(&d);
+        }
+    }
+    {
+        use memplan_passes::transform::memref_lifetime as ml;
+        if args.passes.verify_lifetime_markers {
+            if let Err(d) = ml::verify_lifetime_markers(&m) {
+                return fail(&d);
+            }
+        }
+        if args.passes.strip_lifetime_markers {
+            ml::strip_lifetime_markers(&mut m);
+        }
+        if args.passes.insert_lifetime_markers {
+            let remarks = ml::insert_lifetime_markers(&mut m);
+            if args.passes.remarks {
+                let mut err = String::new();
+                for r in &remarks {
+                    let (line, col) = sm.line_col(r.span.start);
+                    err.push_str(&format!(
+                        "{}:{line}:{col}: remark: {}\n",
+                        sm.name(),
+                        r.message
+                    ));
+                }
+                eprint!("{err}");
+            }
         }
     }
     if let Err(d) = run_passes(&mut m, &reg, &args.passes, &sm) {

@@ -2,5 +2,6 @@
 //! mutates second (ARCHITECTURE.md trait 10).
 
 pub mod llvm_lifetime;
+pub mod memref_lifetime;
 pub mod merge_alloc;
 pub mod merge_shared;
