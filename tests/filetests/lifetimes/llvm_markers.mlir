@@ -113,3 +113,28 @@ module {
 // CHECK-NEXT: [[T:%\w+]] = "llvm.alloca"([[N]])
 // CHECK: ^bb1:
 // CHECK-NEXT: "llvm.intr.lifetime.start"([[T]])
+
+// -----
+
+// Ops that arith/math lowering emits parse in their custom forms (fcmp, fneg, select,
+// call-like intrinsics); a generic-form memcpy through the slot is an access.
+module {
+  llvm.func @ops(%out: !llvm.ptr, %x: f32) {
+    %c1 = llvm.mlir.constant(1 : index) : i64
+    %c4 = llvm.mlir.constant(4 : i64) : i64
+    %t = llvm.alloca %c1 x f32 : (i64) -> !llvm.ptr
+    %c = llvm.fcmp "olt" %x, %x : f32
+    %n = llvm.fneg %x : f32
+    %m = llvm.intr.maximum(%x, %n) : (f32, f32) -> f32
+    %s = llvm.select %c, %m, %n : i1, f32
+    llvm.store %s, %t : f32, !llvm.ptr
+    "llvm.intr.memcpy"(%out, %t, %c4) <{isVolatile = false}> : (!llvm.ptr, !llvm.ptr, i64) -> ()
+    llvm.return
+  }
+}
+// CHECK: "llvm.fcmp"(%x, %x) <{predicate = 4 : i64}> : (f32, f32) -> i1
+// CHECK: "llvm.intr.maximum"(%x, %n) : (f32, f32) -> f32
+// CHECK: "llvm.intr.lifetime.start"(%t)
+// CHECK-NEXT: "llvm.store"(%s, %t)
+// CHECK-NEXT: "llvm.intr.memcpy"(%out, %t, %c4)
+// CHECK-NEXT: "llvm.intr.lifetime.end"(%t)

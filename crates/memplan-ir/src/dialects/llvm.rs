@@ -66,6 +66,38 @@ const CASTS: &[&str] = &[
     "llvm.addrspacecast",
 ];
 const CONSTANTS: &[&str] = &["llvm.mlir.poison", "llvm.mlir.zero", "llvm.mlir.undef"];
+/// Intrinsics printed `llvm.intr.NAME(%a, %b) : (T, T) -> T`.
+const CALL_LIKE_INTRINSICS: &[&str] = &[
+    "llvm.intr.maximum",
+    "llvm.intr.minimum",
+    "llvm.intr.maxnum",
+    "llvm.intr.minnum",
+    "llvm.intr.smax",
+    "llvm.intr.smin",
+    "llvm.intr.umax",
+    "llvm.intr.umin",
+    "llvm.intr.fabs",
+    "llvm.intr.sqrt",
+    "llvm.intr.exp",
+    "llvm.intr.exp2",
+    "llvm.intr.log",
+    "llvm.intr.log2",
+    "llvm.intr.log10",
+    "llvm.intr.pow",
+    "llvm.intr.powi",
+    "llvm.intr.fma",
+    "llvm.intr.fmuladd",
+    "llvm.intr.copysign",
+    "llvm.intr.floor",
+    "llvm.intr.ceil",
+    "llvm.intr.round",
+    "llvm.intr.roundeven",
+    "llvm.intr.trunc",
+    "llvm.intr.sin",
+    "llvm.intr.cos",
+    "llvm.intr.tanh",
+    "llvm.intr.ctpop",
+];
 const PTR_INTRINSICS: &[&str] = &["llvm.intr.lifetime.start", "llvm.intr.lifetime.end"];
 
 /// Registers the parsers of `llvm.*`.
@@ -109,6 +141,20 @@ pub fn register(r: &mut Registry) {
             ..OpDef::new(n)
         });
     }
+    for n in CALL_LIKE_INTRINSICS {
+        r.register(OpDef {
+            parse: Some(parse_call_like_intrinsic),
+            ..OpDef::new(n)
+        });
+    }
+    r.register(OpDef {
+        parse: Some(parse_unary),
+        ..OpDef::new("llvm.fneg")
+    });
+    r.register(OpDef {
+        parse: Some(parse_fcmp),
+        ..OpDef::new("llvm.fcmp")
+    });
     r.register(OpDef {
         parse: Some(parse_icmp),
         ..OpDef::new("llvm.icmp")
@@ -404,6 +450,55 @@ fn parse_ptr_intrinsic(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<(
     p.parse_optional_attr_dict(&mut st.attrs)?;
     let t = p.parse_colon_type()?;
     st.operands = vec![p.resolve_operand(&a, &t)?];
+    Ok(())
+}
+
+fn parse_call_like_intrinsic(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let mut args = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+        args.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let (ins, outs) = p.parse_function_type()?;
+    if ins.len() != args.len() {
+        return Err(p.error_here("operand count does not match the intrinsic's type"));
+    }
+    for (u, t) in args.iter().zip(&ins) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
+    st.result_types = outs;
+    Ok(())
+}
+
+fn parse_unary(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let a = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands = vec![p.resolve_operand(&a, &t)?];
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn parse_fcmp(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let pred = p.parse_string()?;
+    let k = [
+        "_false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+        "ule", "une", "uno", "_true",
+    ]
+    .iter()
+    .position(|&x| x.trim_start_matches('_') == pred)
+    .ok_or_else(|| p.error_here(format!("unknown fcmp predicate '{pred}'")))?;
+    st.props
+        .set("predicate", Attribute::int(k as i128, Type::int(64)));
+    let a = p.parse_operand()?;
+    p.parse_comma()?;
+    let b = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands = vec![p.resolve_operand(&a, &t)?, p.resolve_operand(&b, &t)?];
+    st.result_types.push(Type::int(1));
     Ok(())
 }
 
