@@ -60,3 +60,39 @@ func.func @loop(%out: memref<4xf32>) {
   return
 }
 // ERROR: 10:5: error: use of a lifeline after its memplan.lifetime_end on some path
+
+// -----
+
+// affine.if branches are exclusive: an end in the then-branch does not reach the else-branch.
+func.func @aff(%n: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<8xf32>
+  %l = "memplan.lifetime_start"(%a) : (memref<8xf32>) -> memref<8xf32>
+  affine.if affine_set<(d0) : (d0 - 1 >= 0)>(%n) {
+    "memplan.lifetime_end"(%l) : (memref<8xf32>) -> ()
+  } else {
+    %x = memref.load %l[%c0] : memref<8xf32>
+    memref.store %x, %out[%c0] : memref<4xf32>
+    "memplan.lifetime_end"(%l) : (memref<8xf32>) -> ()
+  }
+  return
+}
+// CHECK: affine.if
+
+// -----
+
+// Unstructured control flow: the end in ^bb1 reaches the use in ^bb2 on one path.
+func.func @cfg(%c: i1, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<8xf32>
+  %l = "memplan.lifetime_start"(%a) : (memref<8xf32>) -> memref<8xf32>
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  "memplan.lifetime_end"(%l) : (memref<8xf32>) -> ()
+  cf.br ^bb2
+^bb2:
+  %x = memref.load %l[%c0] : memref<8xf32>
+  memref.store %x, %out[%c0] : memref<4xf32>
+  return
+}
+// ERROR: 12:3: error: use of a lifeline after its memplan.lifetime_end on some path

@@ -12,7 +12,8 @@
 //!   the lifeline. A use inside a loop or a branch therefore keeps the whole loop/branch
 //!   inside the lifetime: nothing is ended inside a loop.
 //! - [`verify_lifetime_markers`]: a may-dataflow over the structured IR (`scf.if` /
-//!   `scf.index_switch` regions run once and exclusively, every other region op may run
+//!   `affine.if` / `scf.index_switch` regions run once and exclusively, `scf.execute_region`
+//!   once, every other region op may run
 //!   its regions any number of times, multi-block regions by fixed point over the CFG)
 //!   rejects a use of a lifeline (or of a view derived from it) after its end on some path,
 //!   and a start while an earlier lifeline of the same buffer may still be live.
@@ -262,10 +263,16 @@ impl Verifier {
         if regions.is_empty() {
             return;
         }
-        if matches!(name, "scf.if" | "scf.index_switch") {
+        if name == "scf.execute_region" {
+            for r in regions {
+                self.region(m, r, s);
+            }
+            return;
+        }
+        if matches!(name, "scf.if" | "affine.if" | "scf.index_switch") {
             let input = s.clone();
             let mut out: Option<State> = None;
-            let mut skipped = regions.len() < 2;
+            let mut skipped = regions.len() < 2 && name != "scf.index_switch";
             for r in regions {
                 if m.region_blocks(r).is_empty() {
                     skipped = true;
