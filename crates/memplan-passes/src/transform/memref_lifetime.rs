@@ -113,8 +113,14 @@ pub fn insert_lifetime_markers(m: &mut Module) -> Vec<Remark> {
         let mut first: Option<usize> = None;
         let mut last: Option<usize> = None;
         let mut ok = true;
+        // A `memref.dealloc` of the buffer after its last use frees it after its lifetime
+        // has ended: it neither extends the lifetime nor goes through the lifeline.
+        let is_dealloc = |m: &Module, op: OpId| m.op(op).name.as_str() == "memref.dealloc";
         for &v in &vals {
             for u in m.uses(v) {
+                if v == root && is_dealloc(m, u.op) {
+                    continue;
+                }
                 match ancestor_in(m, u.op, b).and_then(|x| order.iter().position(|&o| o == x)) {
                     Some(p) => {
                         first = Some(first.map_or(p, |f: usize| f.min(p)));
@@ -143,7 +149,20 @@ pub fn insert_lifetime_markers(m: &mut Module) -> Vec<Remark> {
         let s = m.create_op(st);
         m.insert_before(order[first], s);
         let l = m.result(s, 0);
-        let uses: Vec<_> = m.uses(root).iter().filter(|u| u.op != s).copied().collect();
+        let after_end = |m: &Module, op: OpId| {
+            is_dealloc(m, op)
+                && m.op_block(op) == Some(b)
+                && order
+                    .iter()
+                    .position(|&o| o == op)
+                    .is_some_and(|p| p > last)
+        };
+        let uses: Vec<_> = m
+            .uses(root)
+            .iter()
+            .filter(|u| u.op != s && !after_end(m, u.op))
+            .copied()
+            .collect();
         for u in uses {
             m.set_operand(u.op, u.index as usize, l);
         }
