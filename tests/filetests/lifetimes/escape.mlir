@@ -41,3 +41,38 @@ module {
 // CHECK: "llvm.intr.lifetime.start"(%a)
 // CHECK-NEXT: "llvm.call"(%a)
 // CHECK-NEXT: "llvm.intr.lifetime.end"(%a)
+
+// -----
+
+// An alloca of a memref.alloca_scope (between stacksave and stackrestore) is static: it moves
+// to the entry block; an alloca of dynamic size outside the entry block is left alone.
+module {
+  llvm.func @scope(%out: !llvm.ptr, %n: i64, %c: i1) {
+    %c1 = llvm.mlir.constant(1 : index) : i64
+    llvm.cond_br %c, ^bb1, ^bb2
+  ^bb1:
+    %s = llvm.intr.stacksave : !llvm.ptr
+    %a = llvm.alloca %c1 x f32 : (i64) -> !llvm.ptr
+    %v = llvm.load %a : !llvm.ptr -> f32
+    llvm.store %v, %out : f32, !llvm.ptr
+    llvm.intr.stackrestore %s : !llvm.ptr
+    llvm.br ^bb2
+  ^bb2:
+    %d = llvm.alloca %n x f32 : (i64) -> !llvm.ptr
+    %w = llvm.load %d : !llvm.ptr -> f32
+    llvm.store %w, %out : f32, !llvm.ptr
+    llvm.return
+  }
+}
+// CHECK: ^bb0(
+// CHECK-NEXT: "llvm.mlir.constant"
+// CHECK-NEXT: %a = "llvm.alloca"
+// CHECK: "llvm.intr.stacksave"
+// CHECK-NEXT: "llvm.intr.lifetime.start"(%a)
+// CHECK-NEXT: "llvm.load"(%a)
+// CHECK-NEXT: "llvm.intr.lifetime.end"(%a)
+// CHECK: ^bb2:
+// CHECK-NEXT: %d = "llvm.alloca"
+// CHECK-NOT: lifetime
+// CHECK: 10:5: remark: llvm-lifetime-markers: @scope: static stack slot moved to the entry block
+// CHECK: 16:5: remark: llvm-lifetime-markers: @scope: stack slot left alone: dynamic size outside the entry block

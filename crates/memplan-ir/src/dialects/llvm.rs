@@ -65,7 +65,13 @@ const CASTS: &[&str] = &[
     "llvm.inttoptr",
     "llvm.addrspacecast",
 ];
-const CONSTANTS: &[&str] = &["llvm.mlir.poison", "llvm.mlir.zero", "llvm.mlir.undef"];
+/// Ops printed `llvm.NAME : T` (no operands, one result).
+const CONSTANTS: &[&str] = &[
+    "llvm.mlir.poison",
+    "llvm.mlir.zero",
+    "llvm.mlir.undef",
+    "llvm.intr.stacksave",
+];
 /// Intrinsics printed `llvm.intr.NAME(%a, %b) : (T, T) -> T`.
 const CALL_LIKE_INTRINSICS: &[&str] = &[
     "llvm.intr.maximum",
@@ -98,7 +104,12 @@ const CALL_LIKE_INTRINSICS: &[&str] = &[
     "llvm.intr.tanh",
     "llvm.intr.ctpop",
 ];
-const PTR_INTRINSICS: &[&str] = &["llvm.intr.lifetime.start", "llvm.intr.lifetime.end"];
+/// Ops printed `llvm.intr.NAME %p : T` (one operand, no result).
+const PTR_INTRINSICS: &[&str] = &[
+    "llvm.intr.lifetime.start",
+    "llvm.intr.lifetime.end",
+    "llvm.intr.stackrestore",
+];
 
 /// Registers the parsers of `llvm.*`.
 pub fn register(r: &mut Registry) {
