@@ -6,9 +6,13 @@
 //! * `examples/check_merge_alloc.sh`: every executable example rewritten by `--merge-alloc`
 //!   verifies, prints the same values under `mlir-runner-22` and fits the expected arena bytes;
 //! * `gpu/check_shared.sh`: every GPU kernel merged by `--merge-shared-memory` verifies,
-//!   lowers to PTX within the expected shared bytes and passes the static race check.
+//!   lowers to PTX within the expected shared bytes and passes the static race check;
+//! * `lifetimes/check_lifetimes.sh`: `--llvm-lifetime-markers` output translates, passes the
+//!   structural marker check, prints the same values and fits the ideal llc-22 frames; the
+//!   memref-level lifelines insert/verify/strip round trip; invalid lifelines are rejected.
 //!
-//! All need `mlir-22-tools`; without them the tests skip, unless `MEMPLAN_REQUIRE_MLIR=1`.
+//! All need `mlir-22-tools` (the lifetimes checker also `llc-22` and `llvm-readobj-22`, from
+//! `llvm-22`); without them the tests skip, unless `MEMPLAN_REQUIRE_MLIR=1`.
 
 mod support;
 
@@ -96,4 +100,24 @@ fn gpu_shared_memory_kernels() {
         "mlir/gpu/check_shared.sh",
         "mlir/gpu",
     );
+}
+
+#[test]
+fn lifetime_markers_set() {
+    let test = "lifetime_markers_set";
+    let has = |t: &str| {
+        Command::new(t)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !(has("llc-22") && has("llvm-readobj-22")) {
+        assert!(
+            std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() != Ok("1"),
+            "{test}: llc-22 / llvm-readobj-22 not found but MEMPLAN_REQUIRE_MLIR=1"
+        );
+        eprintln!("{test}: skipped, llc-22 / llvm-readobj-22 not found (package llvm-22)");
+        return;
+    }
+    run_checker(test, "mlir/lifetimes/check_lifetimes.sh", "mlir/lifetimes");
 }

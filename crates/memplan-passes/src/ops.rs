@@ -67,6 +67,10 @@ const VIEWS: &[&str] = &[
     "bufferization.to_tensor",
     "bufferization.to_buffer",
     "bufferization.to_memref",
+    // The lifeline of seed 002: the buffer itself, between its lifetime markers. Its
+    // `memplan.lifetime_end` is an ordinary use (an access), so a buffer's lifetime always
+    // covers its markers.
+    "memplan.lifetime_start",
 ];
 
 const METADATA_ONLY: &[&str] = &["memref.dim", "memref.rank"];

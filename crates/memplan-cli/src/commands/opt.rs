@@ -55,6 +55,22 @@ pub struct PassArgs {
     /// Print the passes' remarks (why an allocation was not merged, arena summaries) to stderr.
     #[arg(long = "remarks")]
     pub remarks: bool,
+    /// LLVM dialect: insert `llvm.intr.lifetime.start/end` around every non-escaping static
+    /// `llvm.alloca` (moved to the entry block), outside every loop it is used in.
+    #[arg(long = "llvm-lifetime-markers")]
+    pub llvm_lifetime_markers: bool,
+    /// Memref level: wrap each non-escaping `memref.alloca`/`memref.alloc` in a lifeline
+    /// (`"memplan.lifetime_start"` .. `"memplan.lifetime_end"`), outside every loop and branch
+    /// that uses it.
+    #[arg(long = "insert-lifetime-markers")]
+    pub insert_lifetime_markers: bool,
+    /// Reject a use of a lifeline after its `memplan.lifetime_end` on some path, or a start
+    /// while the buffer may still be live (error at the offending op, exit 2).
+    #[arg(long = "verify-lifetime-markers")]
+    pub verify_lifetime_markers: bool,
+    /// Remove every `memplan.lifetime_*` op (uses go back to the buffer).
+    #[arg(long = "strip-lifetime-markers")]
+    pub strip_lifetime_markers: bool,
     /// Draw each planned scope as an SVG file in this directory.
     #[arg(long = "svg", value_name = "DIR")]
     pub svg: Option<PathBuf>,
@@ -316,15 +332,59 @@ fn run_inner(args: &OptArgs) -> ExitCode {
             return fail(&d);
         }
     }
+    {
+        use memplan_passes::transform::memref_lifetime as ml;
+        if args.passes.verify_lifetime_markers {
+            if let Err(d) = ml::verify_lifetime_markers(&m) {
+                return fail(&d);
+            }
+        }
+        if args.passes.strip_lifetime_markers {
+            ml::strip_lifetime_markers(&mut m);
+        }
+        if args.passes.insert_lifetime_markers {
+            let remarks = ml::insert_lifetime_markers(&mut m);
+            if args.passes.remarks {
+                let mut err = String::new();
+                for r in &remarks {
+                    let (line, col) = sm.line_col(r.span.start);
+                    err.push_str(&format!(
+                        "{}:{line}:{col}: remark: {}\n",
+                        sm.name(),
+                        r.message
+                    ));
+                }
+                eprint!("{err}");
+            }
+        }
+    }
     if let Err(d) = run_passes(&mut m, &reg, &args.passes, &sm) {
         return fail(&d);
+    }
+    if args.passes.llvm_lifetime_markers {
+        let report = memplan_passes::transform::llvm_lifetime::llvm_lifetime_markers(&mut m);
+        if args.passes.remarks {
+            let mut err = String::new();
+            for r in &report.remarks {
+                let (line, col) = sm.line_col(r.span.start);
+                err.push_str(&format!(
+                    "{}:{line}:{col}: remark: {}\n",
+                    sm.name(),
+                    r.message
+                ));
+            }
+            eprint!("{err}");
+        }
     }
     if let Err((msg, code)) = run_merge_shared(&mut m, &args.passes, &sm) {
         eprint!("{msg}");
         return ExitCode::from(code);
     }
     // A pass re-verifies what it produced: invalid IR is never printed.
-    if args.passes.merge_alloc.is_some() || args.passes.merge_shared_memory.is_some() {
+    if args.passes.merge_alloc.is_some()
+        || args.passes.merge_shared_memory.is_some()
+        || args.passes.llvm_lifetime_markers
+    {
         if let Err(d) = verify(&m, &reg) {
             eprintln!(
                 "memplan opt: internal error: the rewritten module fails verification ({}); nothing was written. Please report this with the input file.",

@@ -16,6 +16,7 @@ pub mod linalg;
 pub mod linalg_named;
 #[rustfmt::skip]
 pub mod linalg_named_table;
+pub mod llvm;
 pub mod math;
 pub mod memref;
 pub mod scf;
@@ -41,4 +42,5 @@ pub fn register_all(r: &mut Registry) {
     vector::register(r);
     ub::register(r);
     gpu::register(r);
+    llvm::register(r);
 }

@@ -213,7 +213,12 @@ impl<'a> Parser<'a> {
         self.prev_end = self.tok.span.end;
         self.tok = lex(self.src.as_bytes(), self.tok.span.end as usize);
     }
-    fn reset(&mut self, pos: usize) {
+    /// The whole source text (for dialects whose syntax the lexer has no token for).
+    pub(crate) fn source(&self) -> &'a str {
+        self.src
+    }
+    /// Moves the cursor to byte offset `pos`.
+    pub(crate) fn reset(&mut self, pos: usize) {
         self.prev_end = pos as u32;
         self.tok = lex(self.src.as_bytes(), pos);
     }

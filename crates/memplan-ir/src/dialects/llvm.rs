@@ -1,0 +1,772 @@
+//! The custom forms of the `llvm` dialect ops that MLIR's lowering to LLVM emits
+//! (mlir/lib/Dialect/LLVMIR/IR/LLVMDialect.cpp), as `mlir-opt-22` prints them. Only parsing
+//! is custom: memplan prints these ops in generic form, which every MLIR tool reads back.
+//! The parsers fill the same properties the generic form carries, so the generic output
+//! translates to LLVM IR unchanged.
+//!
+//! ```text
+//! llvm.func @f(%arg0: !llvm.ptr, %arg1: i64) -> i64 attributes {sym_visibility = "private"} {...}
+//! %0 = llvm.mlir.constant(1024 : index) : i64
+//! %1 = llvm.alloca %0 x f32 : (i64) -> !llvm.ptr
+//! %2 = llvm.insertvalue %1, %s[1] : !llvm.struct<(ptr, ptr, i64)>
+//! %3 = llvm.getelementptr inbounds|nuw %1[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+//! %4 = llvm.load %3 : !llvm.ptr -> f32
+//! llvm.store %4, %3 : f32, !llvm.ptr
+//! %5 = llvm.icmp "slt" %i, %n : i64
+//! llvm.call @g(%1) : (!llvm.ptr) -> ()
+//! llvm.intr.lifetime.start %1 : !llvm.ptr
+//! ```
+
+use crate::attrs::{Attribute, Dict};
+use crate::ir::OperationState;
+use crate::lexer::Tok;
+use crate::parser::{PResult, Parser};
+use crate::registry::{traits, OpDef, Registry};
+use crate::types::{FloatKind, Type, TypeKind};
+use crate::Delimiter;
+
+/// `kDynamicIndex` of `llvm.getelementptr`'s `rawConstantIndices`.
+pub const GEP_DYNAMIC_INDEX: i64 = i32::MIN as i64;
+
+const BINARY_INT: &[&str] = &[
+    "llvm.add",
+    "llvm.sub",
+    "llvm.mul",
+    "llvm.shl",
+    "llvm.udiv",
+    "llvm.sdiv",
+    "llvm.urem",
+    "llvm.srem",
+    "llvm.and",
+    "llvm.or",
+    "llvm.xor",
+    "llvm.lshr",
+    "llvm.ashr",
+];
+const BINARY_FLOAT: &[&str] = &[
+    "llvm.fadd",
+    "llvm.fsub",
+    "llvm.fmul",
+    "llvm.fdiv",
+    "llvm.frem",
+];
+const CASTS: &[&str] = &[
+    "llvm.sitofp",
+    "llvm.uitofp",
+    "llvm.fptosi",
+    "llvm.fptoui",
+    "llvm.trunc",
+    "llvm.zext",
+    "llvm.sext",
+    "llvm.fpext",
+    "llvm.fptrunc",
+    "llvm.bitcast",
+    "llvm.ptrtoint",
+    "llvm.inttoptr",
+    "llvm.addrspacecast",
+];
+/// Ops printed `llvm.NAME : T` (no operands, one result).
+const CONSTANTS: &[&str] = &[
+    "llvm.mlir.poison",
+    "llvm.mlir.zero",
+    "llvm.mlir.undef",
+    "llvm.intr.stacksave",
+];
+/// Intrinsics printed `llvm.intr.NAME(%a, %b) : (T, T) -> T`.
+const CALL_LIKE_INTRINSICS: &[&str] = &[
+    "llvm.intr.maximum",
+    "llvm.intr.minimum",
+    "llvm.intr.maxnum",
+    "llvm.intr.minnum",
+    "llvm.intr.smax",
+    "llvm.intr.smin",
+    "llvm.intr.umax",
+    "llvm.intr.umin",
+    "llvm.intr.fabs",
+    "llvm.intr.sqrt",
+    "llvm.intr.exp",
+    "llvm.intr.exp2",
+    "llvm.intr.log",
+    "llvm.intr.log2",
+    "llvm.intr.log10",
+    "llvm.intr.pow",
+    "llvm.intr.powi",
+    "llvm.intr.fma",
+    "llvm.intr.fmuladd",
+    "llvm.intr.copysign",
+    "llvm.intr.floor",
+    "llvm.intr.ceil",
+    "llvm.intr.round",
+    "llvm.intr.roundeven",
+    "llvm.intr.trunc",
+    "llvm.intr.sin",
+    "llvm.intr.cos",
+    "llvm.intr.tanh",
+    "llvm.intr.ctpop",
+];
+/// Ops printed `llvm.intr.NAME %p : T` (one operand, no result).
+const PTR_INTRINSICS: &[&str] = &[
+    "llvm.intr.lifetime.start",
+    "llvm.intr.lifetime.end",
+    "llvm.intr.stackrestore",
+];
+
+/// Registers the parsers of `llvm.*`.
+pub fn register(r: &mut Registry) {
+    r.register(OpDef {
+        parse: Some(parse_func),
+        traits: traits::ISOLATED_FROM_ABOVE,
+        ..OpDef::new("llvm.func")
+    });
+    r.register(OpDef {
+        parse: Some(parse_constant),
+        ..OpDef::new("llvm.mlir.constant")
+    });
+    for n in CONSTANTS {
+        r.register(OpDef {
+            parse: Some(parse_colon_result),
+            ..OpDef::new(n)
+        });
+    }
+    for n in BINARY_INT {
+        r.register(OpDef {
+            parse: Some(parse_binary),
+            ..OpDef::new(n)
+        });
+    }
+    for n in BINARY_FLOAT {
+        r.register(OpDef {
+            parse: Some(parse_binary),
+            ..OpDef::new(n)
+        });
+    }
+    for n in CASTS {
+        r.register(OpDef {
+            parse: Some(parse_cast),
+            ..OpDef::new(n)
+        });
+    }
+    for n in PTR_INTRINSICS {
+        r.register(OpDef {
+            parse: Some(parse_ptr_intrinsic),
+            ..OpDef::new(n)
+        });
+    }
+    for n in CALL_LIKE_INTRINSICS {
+        r.register(OpDef {
+            parse: Some(parse_call_like_intrinsic),
+            ..OpDef::new(n)
+        });
+    }
+    r.register(OpDef {
+        parse: Some(parse_unary),
+        ..OpDef::new("llvm.fneg")
+    });
+    r.register(OpDef {
+        parse: Some(parse_fcmp),
+        ..OpDef::new("llvm.fcmp")
+    });
+    r.register(OpDef {
+        parse: Some(parse_icmp),
+        ..OpDef::new("llvm.icmp")
+    });
+    r.register(OpDef {
+        parse: Some(parse_select),
+        ..OpDef::new("llvm.select")
+    });
+    r.register(OpDef {
+        parse: Some(parse_insertvalue),
+        ..OpDef::new("llvm.insertvalue")
+    });
+    r.register(OpDef {
+        parse: Some(parse_extractvalue),
+        ..OpDef::new("llvm.extractvalue")
+    });
+    r.register(OpDef {
+        parse: Some(parse_alloca),
+        inherent: &["elem_type", "alignment"],
+        ..OpDef::new("llvm.alloca")
+    });
+    r.register(OpDef {
+        parse: Some(parse_gep),
+        inherent: &["elem_type", "rawConstantIndices", "noWrapFlags"],
+        ..OpDef::new("llvm.getelementptr")
+    });
+    r.register(OpDef {
+        parse: Some(parse_load),
+        inherent: &["ordering"],
+        ..OpDef::new("llvm.load")
+    });
+    r.register(OpDef {
+        parse: Some(parse_store),
+        ..OpDef::new("llvm.store")
+    });
+    r.register(OpDef {
+        parse: Some(parse_call),
+        inherent: &["op_bundle_sizes"],
+        ..OpDef::new("llvm.call")
+    });
+    r.register(OpDef {
+        parse: Some(parse_br),
+        traits: traits::TERMINATOR,
+        ..OpDef::new("llvm.br")
+    });
+    r.register(OpDef {
+        parse: Some(parse_cond_br),
+        traits: traits::TERMINATOR,
+        ..OpDef::new("llvm.cond_br")
+    });
+    r.register(OpDef {
+        parse: Some(parse_return),
+        traits: traits::TERMINATOR,
+        ..OpDef::new("llvm.return")
+    });
+}
+
+// ===================== LLVM type spelling =====================
+
+/// The spelling of `t` inside an LLVM type (`!llvm.ptr` -> `ptr`).
+fn short_name(t: &Type) -> String {
+    match t.kind() {
+        TypeKind::Opaque(s) => s.strip_prefix("!llvm.").unwrap_or(s).to_string(),
+        _ => t.to_string(),
+    }
+}
+
+/// A type written inside an LLVM aggregate (`ptr`, `i64`, `array<2 x i64>`, `f32`) as a
+/// memplan type (`!llvm.ptr`, `i64`, ...).
+fn from_short(s: &str) -> Type {
+    let s = s.trim();
+    if let Some(w) = s.strip_prefix('i').and_then(|w| w.parse::<u32>().ok()) {
+        return Type::int(w);
+    }
+    if let Some(k) = FloatKind::from_name(s) {
+        return Type::float(k);
+    }
+    if s.starts_with('!') {
+        return Type::new(TypeKind::Opaque(s.to_string()));
+    }
+    Type::new(TypeKind::Opaque(format!("!llvm.{s}")))
+}
+
+/// Splits `s` at top-level commas.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+/// The element of the aggregate `t` at `pos` (`llvm.extractvalue`'s result type).
+pub fn aggregate_element(t: &Type, pos: &[i64]) -> Option<Type> {
+    let mut cur = t.clone();
+    for &i in pos {
+        let TypeKind::Opaque(s) = cur.kind() else {
+            return None;
+        };
+        let s = s.strip_prefix("!llvm.").unwrap_or(s);
+        let next = if let Some(body) = s.strip_prefix("struct<") {
+            let body = body.strip_suffix('>')?.trim();
+            let body = body.strip_prefix("packed").unwrap_or(body).trim();
+            let body = body.strip_prefix('(')?.strip_suffix(')')?;
+            from_short(split_top(body).get(usize::try_from(i).ok()?)?)
+        } else if let Some(body) = s.strip_prefix("array<") {
+            let body = body.strip_suffix('>')?;
+            let (_, elem) = body.split_once('x')?;
+            from_short(elem)
+        } else {
+            return None;
+        };
+        cur = next;
+    }
+    Some(cur)
+}
+
+// ===================== helpers =====================
+
+fn parse_int_list(p: &mut Parser<'_>) -> PResult<Vec<i64>> {
+    let mut v = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Square, &mut |p| {
+        v.push(p.parse_integer()?);
+        Ok(())
+    })?;
+    Ok(v)
+}
+
+/// `overflow<nsw, nuw>` -> `overflowFlags`.
+fn parse_overflow(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if p.parse_optional_keyword("overflow") {
+        p.parse_less()?;
+        let mut flags = 0;
+        loop {
+            match p.parse_keyword_any("overflow flag")? {
+                "nsw" => flags |= 1,
+                "nuw" => flags |= 2,
+                "none" => {}
+                f => return Err(p.error_here(format!("unknown overflow flag '{f}'"))),
+            }
+            if !p.parse_optional_comma() {
+                break;
+            }
+        }
+        p.parse_greater()?;
+        st.props
+            .set("overflowFlags", Attribute::int(flags, Type::int(32)));
+    }
+    Ok(())
+}
+
+fn result_of(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    st.result_types.push(p.parse_type()?);
+    Ok(())
+}
+
+// ===================== ops =====================
+
+fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if let Some(l) = p.parse_optional_keyword_of(&[
+        "private",
+        "internal",
+        "external",
+        "linkonce",
+        "linkonce_odr",
+        "weak",
+        "weak_odr",
+        "available_externally",
+        "common",
+        "extern_weak",
+        "appending",
+        "private_linkage",
+    ]) {
+        st.props
+            .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
+    }
+    let name = p.parse_symbol_name()?;
+    st.props.set("sym_name", Attribute::string(&name));
+    let mut args = Vec::new();
+    let mut in_types = Vec::new();
+    let mut arg_attrs = Vec::new();
+    let mut vararg = false;
+    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+        if p.peek_text() == "..." || p.peek_text() == "." {
+            while p.peek_text() == "." || p.peek_text() == "..." {
+                p.bump();
+            }
+            vararg = true;
+        } else if p.at(Tok::PercentId) {
+            let a = p.parse_argument(true, true)?;
+            in_types.push(a.ty.clone());
+            arg_attrs.push(a.attrs.clone().unwrap_or_default());
+            args.push(a);
+        } else {
+            in_types.push(p.parse_type()?);
+            let mut d = Dict::new();
+            p.parse_optional_attr_dict(&mut d)?;
+            arg_attrs.push(d);
+        }
+        Ok(())
+    })?;
+    let (outs, res_attrs) = super::func::parse_result_list(p)?;
+    let ret = match &outs[..] {
+        [] => "void".to_string(),
+        [t] => short_name(t),
+        _ => return Err(p.error_here("llvm.func returns at most one value")),
+    };
+    let mut ins: Vec<String> = in_types.iter().map(short_name).collect();
+    if vararg {
+        ins.push("...".into());
+    }
+    st.props.set(
+        "function_type",
+        Attribute::Type(Type::new(TypeKind::Opaque(format!(
+            "!llvm.func<{ret} ({})>",
+            ins.join(", ")
+        )))),
+    );
+    if arg_attrs.iter().any(|d| !d.is_empty()) {
+        st.props.set(
+            "arg_attrs",
+            Attribute::Array(arg_attrs.into_iter().map(Attribute::Dict).collect()),
+        );
+    }
+    if res_attrs.iter().any(|d| !d.is_empty()) {
+        st.props.set(
+            "res_attrs",
+            Attribute::Array(res_attrs.into_iter().map(Attribute::Dict).collect()),
+        );
+    }
+    p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
+    if let Some(r) = p.parse_optional_region(&args)? {
+        st.regions.push(r);
+    } else {
+        st.regions.push(p.module_mut().create_region());
+    }
+    Ok(())
+}
+
+fn parse_constant(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_lparen()?;
+    let v = p.parse_attribute()?;
+    p.parse_rparen()?;
+    st.props.set("value", v);
+    result_of(p, st)
+}
+
+fn parse_colon_result(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    result_of(p, st)
+}
+
+fn parse_binary(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let a = p.parse_operand()?;
+    p.parse_comma()?;
+    let b = p.parse_operand()?;
+    parse_overflow(p, st)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands = vec![p.resolve_operand(&a, &t)?, p.resolve_operand(&b, &t)?];
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn parse_cast(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let a = p.parse_operand()?;
+    parse_overflow(p, st)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let from = p.parse_colon_type()?;
+    p.parse_keyword("to")?;
+    let to = p.parse_type()?;
+    st.operands = vec![p.resolve_operand(&a, &from)?];
+    st.result_types.push(to);
+    Ok(())
+}
+
+fn parse_ptr_intrinsic(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let a = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands = vec![p.resolve_operand(&a, &t)?];
+    Ok(())
+}
+
+fn parse_call_like_intrinsic(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let mut args = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+        args.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let (ins, outs) = p.parse_function_type()?;
+    if ins.len() != args.len() {
+        return Err(p.error_here("operand count does not match the intrinsic's type"));
+    }
+    for (u, t) in args.iter().zip(&ins) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
+    st.result_types = outs;
+    Ok(())
+}
+
+fn parse_unary(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let a = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands = vec![p.resolve_operand(&a, &t)?];
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn parse_fcmp(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let pred = p.parse_string()?;
+    let k = [
+        "_false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+        "ule", "une", "uno", "_true",
+    ]
+    .iter()
+    .position(|&x| x.trim_start_matches('_') == pred)
+    .ok_or_else(|| p.error_here(format!("unknown fcmp predicate '{pred}'")))?;
+    st.props
+        .set("predicate", Attribute::int(k as i128, Type::int(64)));
+    let a = p.parse_operand()?;
+    p.parse_comma()?;
+    let b = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands = vec![p.resolve_operand(&a, &t)?, p.resolve_operand(&b, &t)?];
+    st.result_types.push(Type::int(1));
+    Ok(())
+}
+
+fn parse_icmp(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let pred = p.parse_string()?;
+    let k = [
+        "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+    ]
+    .iter()
+    .position(|&x| x == pred)
+    .ok_or_else(|| p.error_here(format!("unknown icmp predicate '{pred}'")))?;
+    st.props
+        .set("predicate", Attribute::int(k as i128, Type::int(64)));
+    let a = p.parse_operand()?;
+    p.parse_comma()?;
+    let b = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands = vec![p.resolve_operand(&a, &t)?, p.resolve_operand(&b, &t)?];
+    st.result_types.push(Type::int(1));
+    Ok(())
+}
+
+fn parse_select(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let c = p.parse_operand()?;
+    p.parse_comma()?;
+    let a = p.parse_operand()?;
+    p.parse_comma()?;
+    let b = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let ct = p.parse_colon_type()?;
+    p.parse_comma()?;
+    let t = p.parse_type()?;
+    st.operands = vec![
+        p.resolve_operand(&c, &ct)?,
+        p.resolve_operand(&a, &t)?,
+        p.resolve_operand(&b, &t)?,
+    ];
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn parse_insertvalue(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let v = p.parse_operand()?;
+    p.parse_comma()?;
+    let c = p.parse_operand()?;
+    let pos = parse_int_list(p)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    let et = aggregate_element(&t, &pos)
+        .ok_or_else(|| p.error_here(format!("no element at {pos:?} in {t}")))?;
+    st.operands = vec![p.resolve_operand(&c, &t)?, p.resolve_operand(&v, &et)?];
+    st.props.set("position", Attribute::i64_array(&pos));
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn parse_extractvalue(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let c = p.parse_operand()?;
+    let pos = parse_int_list(p)?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    let et = aggregate_element(&t, &pos)
+        .ok_or_else(|| p.error_here(format!("no element at {pos:?} in {t}")))?;
+    st.operands = vec![p.resolve_operand(&c, &t)?];
+    st.props.set("position", Attribute::i64_array(&pos));
+    st.result_types.push(et);
+    Ok(())
+}
+
+/// Moves inherent attributes written in the attribute dictionary into the properties.
+fn move_to_props(st: &mut OperationState, names: &[&'static str]) {
+    for n in names {
+        if let Some(a) = st.attrs.remove(n) {
+            st.props.set(*n, a);
+        }
+    }
+}
+
+fn parse_alloca(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if p.parse_optional_keyword("inalloca") {
+        st.props.set("inalloca", Attribute::Unit);
+    }
+    let n = p.parse_operand()?;
+    p.parse_keyword("x")?;
+    let elem = p.parse_type()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    move_to_props(st, &["alignment"]);
+    p.parse_colon()?;
+    let (ins, outs) = p.parse_function_type()?;
+    let [it] = &ins[..] else {
+        return Err(p.error_here("llvm.alloca takes one operand"));
+    };
+    st.operands = vec![p.resolve_operand(&n, it)?];
+    st.props.set("elem_type", Attribute::Type(elem));
+    st.result_types = outs;
+    Ok(())
+}
+
+fn parse_gep(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    // `inbounds|nuw`: the lexer has no `|` token, so the flags are read from the source.
+    let mut flags = 0i128;
+    if p.at(Tok::BareId) && !p.peek_text().starts_with('%') {
+        let src = p.source();
+        let mut pos = p.current_pos();
+        let b = src.as_bytes();
+        loop {
+            let start = pos;
+            while pos < b.len() && (b[pos].is_ascii_alphanumeric() || b[pos] == b'_') {
+                pos += 1;
+            }
+            flags |= match &src[start..pos] {
+                "inbounds" => 3,
+                "inbounds_flag" => 1,
+                "nusw" => 2,
+                "nuw" => 4,
+                "none" => 0,
+                w => return Err(p.error_here(format!("unknown getelementptr flag '{w}'"))),
+            };
+            if b.get(pos) == Some(&b'|') {
+                pos += 1;
+            } else {
+                break;
+            }
+        }
+        p.reset(pos);
+    }
+    let base = p.parse_operand()?;
+    let mut raw = Vec::new();
+    let mut dynamic = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Square, &mut |p| {
+        if p.at(Tok::PercentId) {
+            dynamic.push(p.parse_operand()?);
+            raw.push(GEP_DYNAMIC_INDEX);
+        } else {
+            raw.push(p.parse_integer()?);
+        }
+        Ok(())
+    })?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let (ins, outs) = p.parse_function_type()?;
+    p.parse_comma()?;
+    let elem = p.parse_type()?;
+    if ins.len() != 1 + dynamic.len() {
+        return Err(p.error_here("operand count does not match the getelementptr's type"));
+    }
+    st.operands.push(p.resolve_operand(&base, &ins[0])?);
+    for (u, t) in dynamic.iter().zip(&ins[1..]) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
+    st.props.set("elem_type", Attribute::Type(elem));
+    st.props
+        .set("rawConstantIndices", Attribute::i32_array(&raw));
+    if flags != 0 {
+        st.props
+            .set("noWrapFlags", Attribute::int(flags, Type::int(32)));
+    }
+    st.result_types = outs;
+    Ok(())
+}
+
+fn parse_mem_flags(p: &mut Parser<'_>, st: &mut OperationState) {
+    for k in ["volatile", "nontemporal", "invariant"] {
+        if p.parse_optional_keyword(k) {
+            let name = if k == "volatile" { "volatile_" } else { k };
+            st.props.set(name, Attribute::Unit);
+        }
+    }
+}
+
+fn parse_load(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    parse_mem_flags(p, st);
+    let a = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    move_to_props(st, &["alignment"]);
+    let pt = p.parse_colon_type()?;
+    p.parse_arrow()?;
+    let t = p.parse_type()?;
+    st.operands = vec![p.resolve_operand(&a, &pt)?];
+    st.result_types.push(t);
+    Ok(())
+}
+
+fn parse_store(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    parse_mem_flags(p, st);
+    let v = p.parse_operand()?;
+    p.parse_comma()?;
+    let a = p.parse_operand()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    move_to_props(st, &["alignment"]);
+    let vt = p.parse_colon_type()?;
+    p.parse_comma()?;
+    let pt = p.parse_type()?;
+    st.operands = vec![p.resolve_operand(&v, &vt)?, p.resolve_operand(&a, &pt)?];
+    Ok(())
+}
+
+fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let callee = p.parse_symbol_name()?;
+    let mut args = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+        args.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let (ins, outs) = p.parse_function_type()?;
+    if ins.len() != args.len() {
+        return Err(p.error_here("operand count does not match the call's type"));
+    }
+    for (u, t) in args.iter().zip(&ins) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
+    st.props.set("callee", Attribute::symbol(&callee));
+    st.props.set(
+        "operandSegmentSizes",
+        Attribute::i32_array(&[args.len() as i64, 0]),
+    );
+    st.props.set("op_bundle_sizes", Attribute::i32_array(&[]));
+    st.result_types = outs;
+    Ok(())
+}
+
+fn parse_br(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let (b, vals) = p.parse_successor_and_use_list()?;
+    st.successors.push(b);
+    st.operands = vals;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    Ok(())
+}
+
+fn parse_cond_br(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let c = p.parse_operand()?;
+    p.parse_comma()?;
+    let (t, tv) = p.parse_successor_and_use_list()?;
+    p.parse_comma()?;
+    let (f, fv) = p.parse_successor_and_use_list()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    st.operands.push(p.resolve_operand(&c, &Type::int(1))?);
+    st.props.set(
+        "operandSegmentSizes",
+        Attribute::i32_array(&[1, tv.len() as i64, fv.len() as i64]),
+    );
+    st.operands.extend(tv);
+    st.operands.extend(fv);
+    st.successors = vec![t, f];
+    Ok(())
+}
+
+fn parse_return(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if let Some(u) = p.parse_optional_operand()? {
+        p.parse_optional_attr_dict(&mut st.attrs)?;
+        let t = p.parse_colon_type()?;
+        st.operands.push(p.resolve_operand(&u, &t)?);
+    } else {
+        p.parse_optional_attr_dict(&mut st.attrs)?;
+    }
+    Ok(())
+}
