@@ -2203,11 +2203,15 @@ impl Gen {
         let ret_roots: Vec<usize> = self.returns.iter().flat_map(|r| r.roots.clone()).collect();
         let par = Self::cur_par(ctx);
         let here = self.cur_block();
+        // Under mlir-opt-22's ownership pass a returned or freed argument may be cloned, and
+        // `bufferization.clone` of a strided view does not lower: pass identity layouts then.
+        let need_identity = self.plain_frees;
         let arg = match kind {
             // free: only the alloc's own handle, allocated in this block (a loop body frees
             // only what the same iteration allocated)
             2 => self.pick_visible(|h| {
-                h.roots.len() == 1
+                (!need_identity || h.identity)
+                    && h.roots.len() == 1
                     && h.block == here
                     && h.name.starts_with("%b")
                     && h.par == par
@@ -2216,8 +2220,10 @@ impl Gen {
                     && !ret_roots.contains(&h.roots[0])
             }),
             // write / return: a buffer of this scope
-            1 | 3 => self.pick_visible(|h| Self::writable(h, ctx)),
-            _ => self.pick_visible(|h| !h.roots.is_empty()),
+            1 | 3 => {
+                self.pick_visible(|h| (!need_identity || h.identity) && Self::writable(h, ctx))
+            }
+            _ => self.pick_visible(|h| (!need_identity || h.identity) && !h.roots.is_empty()),
         };
         let Some(arg) = arg else {
             return;
