@@ -164,6 +164,8 @@ pub enum Hazard {
     LoopCarried,
     /// Allocated in a region with several blocks that is not an allocation scope.
     UnstructuredControlFlow,
+    /// Used outside its multi-block region, which lies inside another multi-block region.
+    UsedOutsideNestedCfg,
     /// Not inside any allocation scope the pass knows.
     NoScope,
 }
@@ -205,6 +207,10 @@ impl fmt::Display for Hazard {
             Hazard::UnstructuredControlFlow => write!(
                 f,
                 "it is allocated in a region with several blocks that is not an allocation scope"
+            ),
+            Hazard::UsedOutsideNestedCfg => write!(
+                f,
+                "it is used outside its region with several blocks, which lies inside another such region (ops there are not ordered by execution)"
             ),
             Hazard::NoScope => write!(f, "it is not inside an allocation scope"),
         }
@@ -301,6 +307,8 @@ pub struct Lifetimes {
     pub address_groups: Vec<AddressGroup>,
     /// Per trace: the multi-block region whose CFG its liveness is computed over.
     live_regions: Vec<Option<RegionId>>,
+    /// Per trace: another multi-block region encloses its liveness region.
+    nested_cfg: Vec<bool>,
 }
 
 /// How one operand of one op uses the buffers it may point to.
@@ -352,6 +360,7 @@ impl Lifetimes {
         let mut scopes: Vec<AllocScope> = Vec::new();
         let mut traces: Vec<BufferTrace> = Vec::with_capacity(flow.allocs.len());
         let mut live_regions: Vec<Option<RegionId>> = Vec::with_capacity(flow.allocs.len());
+        let mut nested_cfg: Vec<bool> = Vec::with_capacity(flow.allocs.len());
         for &alloc in &flow.allocs {
             let mut hazards = Vec::new();
             let scope = match find_scope(m, alloc) {
@@ -360,8 +369,10 @@ impl Lifetimes {
                     block,
                     cfg,
                     live_region,
+                    nested,
                 }) => {
                     live_regions.push(live_region);
+                    nested_cfg.push(nested);
                     let key = (ticks.tick(op), block.0);
                     Some(*scope_index.entry(key).or_insert_with(|| {
                         let (function, label) = labels
@@ -380,6 +391,7 @@ impl Lifetimes {
                 }
                 Err(h) => {
                     live_regions.push(None);
+                    nested_cfg.push(false);
                     hazards.push(h);
                     None
                 }
@@ -413,6 +425,7 @@ impl Lifetimes {
             summaries: BTreeMap::new(),
             address_groups: Vec::new(),
             live_regions,
+            nested_cfg,
         };
         let functions = function_table(m);
         lt.summarise(m, root, flow, &functions);
@@ -819,6 +832,12 @@ impl Lifetimes {
                 continue;
             }
             let t = &self.traces[c];
+            if self.nested_cfg[c] && !pts.outside.is_empty() {
+                // Used outside its CFG region, which sits inside another CFG: the tick order
+                // out there is not the execution order.
+                self.traces[c].hazards.push(Hazard::UsedOutsideNestedCfg);
+                continue;
+            }
             let structured = || {
                 let lo = pts.ranges.iter().map(|r| r.0).min().unwrap_or(0);
                 let hi = pts.ranges.iter().map(|r| r.1).max().unwrap_or(0);
@@ -1265,31 +1284,37 @@ struct FoundScope {
     block: BlockId,
     /// The scope's region when it has several blocks (frees go before each exit).
     cfg: Option<RegionId>,
-    /// The multi-block region between the allocation and its scope (or the scope's own
-    /// region), if any: liveness is computed over its CFG.
+    /// The innermost multi-block region between the allocation and its scope (or the
+    /// scope's own region), if any: liveness is computed over its CFG.
     live_region: Option<RegionId>,
+    /// Another multi-block region encloses `live_region`: sound only while every use
+    /// stays inside `live_region` (checked once the uses are known).
+    nested: bool,
 }
 
-/// Walks up from an allocation to its scope, refusing two nested multi-block regions and
-/// ops with regions the pass does not understand on the way.
+/// Walks up from an allocation to its scope, refusing multi-block regions of ops with
+/// several regions and ops with regions the pass does not understand on the way.
 fn find_scope(m: &Module, alloc: OpId) -> Result<FoundScope, Hazard> {
     let mut block = m.op_block(alloc).ok_or(Hazard::NoScope)?;
     let mut live_region: Option<RegionId> = None;
+    let mut nested = false;
     loop {
         let region = m.block_region(block).ok_or(Hazard::NoScope)?;
         let multi = m.region_blocks(region).len() > 1;
         let owner = m.region_op(region).ok_or(Hazard::NoScope)?;
         let name = m.op(owner).name.as_str();
         if multi {
-            // One CFG level: liveness runs over the innermost multi-block region, and a
-            // second one around it is more than the dataflow models.
-            if live_region.is_some() {
-                return Err(Hazard::UnstructuredControlFlow);
-            }
             if !SCOPE_OPS.contains(&name) && m.regions(owner).len() != 1 {
                 return Err(Hazard::UnstructuredControlFlow);
             }
-            live_region = Some(region);
+            // Liveness runs over the innermost multi-block region. An enclosing one may
+            // run the op owning it several times (a CFG cycle), which only re-creates
+            // the buffer; its uses must then all stay inside the inner region.
+            if live_region.is_some() {
+                nested = true;
+            } else {
+                live_region = Some(region);
+            }
         }
         if SCOPE_OPS.contains(&name) {
             let entry = m.entry_block(region).ok_or(Hazard::NoScope)?;
@@ -1298,6 +1323,7 @@ fn find_scope(m: &Module, alloc: OpId) -> Result<FoundScope, Hazard> {
                 block: entry,
                 cfg: multi.then_some(region),
                 live_region,
+                nested,
             });
         }
         if classify(m, owner) == OpKind::UnknownRegion {
