@@ -138,7 +138,7 @@ impl IntegerSet {
     /// constraints (the whole space).
     pub fn new(num_dims: usize, num_symbols: usize) -> Self {
         let mut kinds = vec![VarKind::Dim; num_dims];
-        kinds.extend(std::iter::repeat(VarKind::Symbol).take(num_symbols));
+        kinds.resize(num_dims + num_symbols, VarKind::Symbol);
         IntegerSet {
             kinds,
             eqs: Vec::new(),

@@ -431,7 +431,7 @@ pub(crate) fn project(s: &mut Sys, vars: &[usize]) -> Res<bool> {
             for &k in &todo {
                 if e[k] != 0 {
                     let a = arith::abs(e[k])?;
-                    if chosen.map_or(true, |(_, _, b)| a < b) {
+                    if !matches!(chosen, Some((_, _, b)) if b <= a) {
                         chosen = Some((ei, k, a));
                     }
                 }
