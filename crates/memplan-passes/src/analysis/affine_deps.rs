@@ -436,17 +436,20 @@ impl<'m> Builder<'m> {
     }
 
     /// The constraint system in upstream's layout: columns `[src IVs, dst IVs, symbols,
-    /// locals]` (symbols and locals grouped by the phase that created them: source map,
-    /// source domain, destination map, destination domain), rows grouped the same way
-    /// and followed by the ordering rows. Returns the set and the symbol columns.
+    /// locals]` (symbols and locals grouped by the phase that created them: destination
+    /// domain, destination map, source domain, source map, then the subscript locals),
+    /// rows grouped as source map, source domain, destination map, destination domain,
+    /// ordering. Returns the set and the symbol columns.
     fn assemble(&self, num_ivs: usize) -> (IntegerSet, Vec<(ValueId, usize)>) {
         let n = self.kinds.len();
         let rank = |p: Phase| match p {
-            // Upstream's relation puts the domain's symbols and locals first.
-            Phase::SrcDomain => 0,
-            Phase::SrcMap => 1,
-            Phase::DstDomain => 2,
-            Phase::DstMap => 3,
+            // Upstream's composition merges the destination relation's symbols and
+            // locals first, then the source's; each relation lists its domain's before
+            // its map's; the subscripts become locals last.
+            Phase::DstDomain => 0,
+            Phase::DstMap => 1,
+            Phase::SrcDomain => 2,
+            Phase::SrcMap => 3,
             Phase::Order => 4,
         };
         let mut order: Vec<usize> = (num_ivs..n).collect();
