@@ -867,10 +867,18 @@ pub fn check_dependence(m: &Module, src: OpId, dst: OpId, depth: usize, mode: Mo
             None => return DepResult::Failure("no common block in the affine scope".into()),
         }
     }
-    let sys = match dependence_system(m, src, dst, Some(depth), mode) {
+    let mut sys = match dependence_system(m, src, dst, Some(depth), mode) {
         Ok(s) => s,
         Err(e) => return DepResult::Failure(e),
     };
+    if mode == Mode::Upstream {
+        // Upstream's relation composition ends by substituting every local with a unit
+        // coefficient in an equality; the later (inexact) steps depend on that.
+        match memplan_affine::compat::mlir_remove_redundant_locals(&sys.set) {
+            Ok(s) => sys.set = s,
+            Err(e) => return DepResult::Failure(e.to_string()),
+        }
+    }
     let empty = match mode {
         Mode::Upstream => memplan_affine::compat::mlir_is_empty(&sys.set),
         Mode::Precise => sys.set.is_empty(),
