@@ -176,9 +176,9 @@ pub fn collect_accesses(m: &Module, root: OpId, include_vector: bool) -> Vec<OpI
     let mut out = Vec::new();
     m.walk(root, &mut |m, op| {
         let n = m.op(op).name.as_str();
-        if n == "affine.load" || n == "affine.store" {
-            out.push(op);
-        } else if include_vector && (n == "affine.vector_load" || n == "affine.vector_store") {
+        let scalar = n == "affine.load" || n == "affine.store";
+        let vector = n == "affine.vector_load" || n == "affine.vector_store";
+        if scalar || (include_vector && vector) {
             out.push(op);
         }
     });
@@ -456,10 +456,7 @@ impl<'m> Builder<'m> {
         };
         let mut order: Vec<usize> = (num_ivs..n).collect();
         order.sort_by_key(|&c| (self.kinds[c] == VarKind::Local, rank(self.col_phase[c]), c));
-        let mut new_col = vec![0usize; n];
-        for c in 0..num_ivs {
-            new_col[c] = c;
-        }
+        let mut new_col: Vec<usize> = (0..n).collect();
         for (i, &c) in order.iter().enumerate() {
             new_col[c] = num_ivs + i;
         }
