@@ -36,6 +36,21 @@
 //! and distance components are the exact integer ranges. Remarks use
 //! `Upstream`; fusion should use `Precise`.
 
+//!
+//! # Use from a transformation (e.g. loop fusion)
+//! - [`check_dependence`]`(m, src, dst, depth, Mode::Precise)`: is there a dependence
+//!   carried at `depth` (or loop-independent at common + 1), and its exact distance
+//!   components; [`DepResult::may_depend`] is the conservative yes/no.
+//! - [`dependence_system`]`(m, src, dst, None, Mode::Precise)`: the polyhedron of all
+//!   instance pairs touching the same element, for slices: the bounds of a source IV in
+//!   terms of the destination's outer IVs (and symbols) are
+//!   `sys.set.bounds_in_terms_of(sys.src_col(i), &keep)` with
+//!   `keep = (0..depth).map(|k| sys.dst_col(k)).chain(sys.symbol_cols())`
+//!   (lower bounds `ceil(e / d)`, upper bounds `floor(e / d)`, see
+//!   [`memplan_affine::IntegerSet::bounds_in_terms_of`]).
+//! - [`collect_accesses`], [`enclosing_loops`], [`num_common_loops`], [`Access::of`],
+//!   [`vector_shape`] for the bookkeeping.
+
 use std::collections::{BTreeMap, HashMap};
 
 use memplan_affine::{AffineError, IntegerSet, VarKind};
