@@ -33,7 +33,7 @@ fn is_memref(m: &Module, v: ValueId) -> bool {
 }
 
 /// The buffer's value and every memref-typed value derived from it (views, casts).
-fn derived(m: &Module, root: ValueId) -> Vec<ValueId> {
+pub(crate) fn derived(m: &Module, root: ValueId) -> Vec<ValueId> {
     let mut out = vec![root];
     let mut i = 0;
     while i < out.len() {
