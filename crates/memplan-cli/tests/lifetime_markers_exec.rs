@@ -102,7 +102,10 @@ fn marked_merge_alloc_keeps_values_and_saves_bytes() {
     let mut failures = Vec::new();
     for f in &files {
         match check_marked(&bin, f, &dir) {
-            Ok((with, without)) => eprintln!("{}: arena {with} B with markers, {without} B without", f.display()),
+            Ok((with, without)) => eprintln!(
+                "{}: arena {with} B with markers, {without} B without",
+                f.display()
+            ),
             Err(e) => failures.push(format!("{}: {e}", f.display())),
         }
     }

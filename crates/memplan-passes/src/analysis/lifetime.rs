@@ -846,10 +846,7 @@ impl Lifetimes {
         }
         let family = lifelines.family.get(&v).map(Vec::as_slice).unwrap_or(&[]);
         for &c in allocs {
-            let k = family
-                .iter()
-                .copied()
-                .find(|&k| lifelines.starts[k].1 == c);
+            let k = family.iter().copied().find(|&k| lifelines.starts[k].1 == c);
             let pts = &mut points[c as usize];
             let Some(k) = k else {
                 if pts.untrusted.is_none() {

@@ -31,10 +31,10 @@ use memplan_ir::{Attribute, BlockId, Module, OpId, OperationState, Type, TypeKin
 
 use crate::analysis::alias::BufferViewFlow;
 use crate::analysis::lifetime::{Hazard, Lifetimes, MarkerUse};
-use crate::transform::memref_lifetime::{verify_lifetime_markers, START};
 use crate::extract::{extract, MergeableAlloc, ScopeProblem};
 use crate::ops::element_bytes;
 use crate::remarks::Remark;
+use crate::transform::memref_lifetime::{verify_lifetime_markers, START};
 
 /// Options of the pass, written mlir-opt style: `alignment=64 planner=portfolio analysis-only`.
 #[derive(Clone, Debug, PartialEq, Eq)]
