@@ -458,7 +458,8 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
     // What mlir-opt's custom parser sets when the keyword is absent.
     if !st.attrs.contains("unnamed_addr") && !st.props.contains("unnamed_addr") {
-        st.props.set("unnamed_addr", Attribute::int(0, Type::int(64)));
+        st.props
+            .set("unnamed_addr", Attribute::int(0, Type::int(64)));
     }
     if let Some(r) = p.parse_optional_region(&args)? {
         st.regions.push(r);
@@ -885,14 +886,16 @@ fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
             "protected" => 2,
             _ => 0,
         };
-        st.props.set("visibility_", Attribute::int(n, Type::int(64)));
+        st.props
+            .set("visibility_", Attribute::int(n, Type::int(64)));
     }
     if p.parse_optional_keyword("thread_local") {
         st.props.set("thread_local_", Attribute::Unit);
     }
     if let Some(u) = p.parse_optional_keyword_of(&["unnamed_addr", "local_unnamed_addr"]) {
         let n = if u == "unnamed_addr" { 2 } else { 1 };
-        st.props.set("unnamed_addr", Attribute::int(n, Type::int(64)));
+        st.props
+            .set("unnamed_addr", Attribute::int(n, Type::int(64)));
     }
     if p.parse_optional_keyword("constant") {
         st.props.set("constant", Attribute::Unit);
@@ -929,7 +932,8 @@ fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     st.props.set("global_type", Attribute::Type(ty));
     // What mlir-opt's custom parser sets when the keyword is absent.
     if !st.props.contains("unnamed_addr") {
-        st.props.set("unnamed_addr", Attribute::int(0, Type::int(64)));
+        st.props
+            .set("unnamed_addr", Attribute::int(0, Type::int(64)));
     }
     if let Some(v) = value {
         st.props.set("value", v);

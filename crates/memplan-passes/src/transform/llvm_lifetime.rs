@@ -487,8 +487,7 @@ fn run_func(m: &mut Module, f: OpId, r: RegionId, report: &mut LlvmLifetimeRepor
             continue;
         };
         // The end block must not be the exit-less virtual root (a function ending in a loop).
-        if cfg.pdom_size[e] == cfg.blocks.len() && !cfg.succ[e].is_empty()
-        {
+        if cfg.pdom_size[e] == cfg.blocks.len() && !cfg.succ[e].is_empty() {
             left_alone("no exit post-dominates its accesses".into(), report);
             continue;
         }
