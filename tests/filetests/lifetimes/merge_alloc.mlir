@@ -70,11 +70,11 @@ func.func @loop(%out: memref<4xf32>) {
   }
   return
 }
-// CHECK: // lifetime: @loop func %a ticks [10, 12] 1024 B offset 0
-// CHECK: // lifetime: @loop func %b ticks [14, 16] 1024 B offset 0
+// CHECK: // lifetime: @loop func %a ticks [10, 11] 1024 B offset 0
+// CHECK: // lifetime: @loop func %b ticks [14, 15] 1024 B offset 0
 // CHECK: // arena: @loop func 1024 B (sum 2048 B, lower bound 1024 B)
 // CHECK: %arena = memref.alloc() {alignment = 64 : i64} : memref<1024xi8>
-// CHECK: 11:3: remark: merge-alloc: %a is live over its 1 lifeline(s): ticks [10, 12] (the analysis alone: {{.*}})
+// CHECK: 11:3: remark: merge-alloc: %a is live over its 1 lifeline(s): ticks [10, 11] (the analysis alone: {{.*}})
 
 // -----
 
@@ -119,3 +119,22 @@ func.func @bad(%out: memref<4xf32>) {
   return
 }
 // ERROR: 9:3: merge-alloc: invalid lifetime markers: use of a lifeline after its memplan.lifetime_end on some path
+
+// -----
+
+// Insert leaves a dealloc nested in an op after the lifetime on the buffer itself (not on
+// the lifeline), so the markers it writes pass --verify-lifetime-markers and merge-alloc.
+// RUN: memplan opt %s --insert-lifetime-markers
+func.func @nested_free(%out: memref<4xf32>, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<8xf32>
+  %x = memref.load %a[%c0] : memref<8xf32>
+  memref.store %x, %out[%c0] : memref<4xf32>
+  scf.if %c {
+    memref.dealloc %a : memref<8xf32>
+  }
+  return
+}
+// CHECK: "memplan.lifetime_end"
+// CHECK: scf.if
+// CHECK-NEXT: memref.dealloc %a
