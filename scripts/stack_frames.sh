@@ -13,11 +13,20 @@
 #             block by the pass, no markers: what StackColoring can do without lifetimes);
 #   marked  : memplan's output;
 #   slots   : the sum of the function's static llvm.alloca sizes (lifetime_struct.py slots).
-# Per program the sums over functions that have a static frame in hoisted and marked.
+# Per program the sums over functions that have a static frame in hoisted and marked, and
+# whether mlir-runner-22 (default and -O3) prints the same for the lowering and memplan's output.
+# Exit status 1 when memplan fails or a program prints other values.
 # Env: MAX_ALLOC (default 1048576), MEMPLAN (binary; built if unset), PROGRAMS (space list).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
-need_tools mlir-opt-22 mlir-translate-22 llc-22 llvm-readobj-22 python3 || exit 2
+need_tools mlir-opt-22 mlir-translate-22 mlir-runner-22 llc-22 llvm-readobj-22 python3 || exit 2
+lib() { ls "${MLIR_LIB_DIR:-/usr/lib/llvm-22/lib}"/"$1".so* 2>/dev/null | head -1; }
+LIBS="$(lib libmlir_runner_utils),$(lib libmlir_c_runner_utils)"
+# values FILE [-O3]: what its @main prints, heap addresses normalised
+values() {
+  timeout 300 mlir-runner-22 "$1" -e main -entry-point-result=void -shared-libs="$LIBS" ${2:-} 2>&1 |
+    sed -E 's/0x[0-9a-f]+/ADDR/g'
+}
 build_memplan || exit 2
 OUT=$(realpath -m "${1:-stack_frames.md}")
 MAX_ALLOC=${MAX_ALLOC:-1048576}
@@ -41,10 +50,10 @@ frames() {
 }
 
 {
-echo "| program | functions | slots B | frame without | frame hoisted, no markers | frame with memplan's markers | with / hoisted |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| program | functions | slots B | frame without | frame hoisted, no markers | frame with memplan's markers | with / hoisted | values |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|"
 } >"$OUT"
-tot_s=0; tot_h=0; tot_m=0; tot_w=0; ndyn=0
+tot_s=0; tot_h=0; tot_m=0; tot_w=0; ndyn=0; bad=0
 cd "$REPO/tests/pipelines" || exit 2
 for f in ${PROGRAMS:-*.mlir}; do
   n=${f%.mlir}
@@ -52,10 +61,10 @@ for f in ${PROGRAMS:-*.mlir}; do
       "--promote-buffers-to-stack=max-alloc-size-in-bytes=$MAX_ALLOC" --buffer-deallocation-pipeline \
       --convert-linalg-to-loops -o "$W/$n.b.mlir" 2>>"$W/err" ||
      ! mlir-opt-22 "$W/$n.b.mlir" "${LOWER[@]}" -o "$W/$n.l.mlir" 2>>"$W/err"; then
-    echo "| $n | mlir-opt-22 fails | | | | | |" >>"$OUT"; continue
+    echo "| $n | mlir-opt-22 fails | | | | | | |" >>"$OUT"; continue
   fi
   if ! "$MEMPLAN" opt "$W/$n.l.mlir" --llvm-lifetime-markers -o "$W/$n.m.mlir" 2>>"$W/err"; then
-    echo "| $n | memplan fails | | | | | |" >>"$OUT"; continue
+    echo "| $n | memplan fails | | | | | | |" >>"$OUT"; bad=1; continue
   fi
   grep -v 'llvm.intr.lifetime' "$W/$n.m.mlir" >"$W/$n.h.mlir"
   frames "$W/$n.l.mlir" >"$W/$n.l.fr" || { echo "| $n | llc-22 fails | | | | | |" >>"$OUT"; continue; }
@@ -79,12 +88,17 @@ for f in ${PROGRAMS:-*.mlir}; do
   read -r nf s w h m dyn <<<"$row"
   ratio=$(awk -v a="$m" -v b="$h" 'BEGIN{ if (b>0) printf "%.2f", a/b; else print "-" }')
   wtxt=$w; [ "$dyn" -gt 0 ] && wtxt="$w ($dyn dyn)"
-  echo "| $n | $nf | $s | $wtxt | $h | $m | $ratio |" >>"$OUT"
+  vals=same
+  for o in "" -O3; do
+    [ "$(values "$W/$n.l.mlir" $o)" == "$(values "$W/$n.m.mlir" $o)" ] || vals="DIFFER${o:+ ($o)}"
+  done
+  [ "$vals" == same ] || bad=1
+  echo "| $n | $nf | $s | $wtxt | $h | $m | $ratio | $vals |" >>"$OUT"
   tot_s=$((tot_s+s)); tot_w=$((tot_w+w)); tot_h=$((tot_h+h)); tot_m=$((tot_m+m)); ndyn=$((ndyn+dyn))
 done
-echo "| **total** | | $tot_s | $tot_w ($ndyn dyn) | $tot_h | $tot_m | $(awk -v a=$tot_m -v b=$tot_h 'BEGIN{ if (b>0) printf "%.2f", a/b }') |" >>"$OUT"
+echo "| **total** | | $tot_s | $tot_w ($ndyn dyn) | $tot_h | $tot_m | $(awk -v a=$tot_m -v b=$tot_h 'BEGIN{ if (b>0) printf "%.2f", a/b }') | |" >>"$OUT"
 echo >>"$OUT"
 echo "\"dyn\": functions without a static frame as mlir-opt-22 lowers them (an alloca outside the entry block); their hoisted frame stands in for the column's sum." >>"$OUT"
 cat "$OUT"
 [ -s "$W/err" ] && { echo "--- tool messages (first lines):" >&2; head -5 "$W/err" >&2; }
-exit 0
+exit "$bad"
