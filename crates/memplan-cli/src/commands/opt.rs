@@ -112,8 +112,14 @@ fn run_passes(
         scratch = m.clone();
         &mut scratch
     };
-    let report = merge_alloc(target, &opts)
-        .map_err(|e| Diagnostic::new(memplan_ir::Span::default(), e.to_string()))?;
+    use memplan_passes::transform::merge_alloc::MergeAllocError;
+    let report = merge_alloc(target, &opts).map_err(|e| match e {
+        MergeAllocError::InvalidMarkers(d) => Diagnostic::new(
+            d.span,
+            format!("merge-alloc: invalid lifetime markers: {}", d.message),
+        ),
+        e => Diagnostic::new(memplan_ir::Span::default(), e.to_string()),
+    })?;
     if passes.print_lifetimes {
         let mut out = String::new();
         for rec in &report.lifetimes {

@@ -8,3 +8,4 @@
 
 pub mod oracle;
 pub mod progen;
+pub mod stackgen;

@@ -149,3 +149,37 @@ pub fn scratch_dir(tag: &str) -> PathBuf {
     std::fs::create_dir_all(&d).expect("create scratch dir");
     d
 }
+
+/// Runs LLVM-dialect `FILE`'s `@main` with `mlir-runner-22` (`extra`: e.g. `-O3`); returns its
+/// stdout with heap addresses normalised.
+pub fn run_llvm(file: &Path, extra: &[&str]) -> Result<String, String> {
+    let t = timeout_s();
+    let script = r#"set -o pipefail
+f="$1"; shift
+timeout -s KILL "$T" "$RUNNER" "$f" -e main -entry-point-result=void -shared-libs="$L1,$L2" "$@" \
+ | sed -E 's/base@ = 0x[0-9a-f]+/base@ = ADDR/'"#;
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg("oracle")
+        .arg(file)
+        .args(extra)
+        .env("T", &t)
+        .env("RUNNER", MLIR_RUNNER)
+        .env("L1", shared_lib("libmlir_runner_utils"))
+        .env("L2", shared_lib("libmlir_c_runner_utils"))
+        .env("LLVM_DISABLE_SYMBOLIZATION", "1")
+        .output()
+        .map_err(|e| format!("cannot start bash: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first: Vec<&str> = err.lines().take(6).collect();
+        Err(format!(
+            "runner failed (exit {:?}): {}",
+            out.status.code(),
+            first.join(" | ")
+        ))
+    }
+}

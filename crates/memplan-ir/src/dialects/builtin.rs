@@ -22,8 +22,36 @@ pub fn register(r: &mut Registry) {
         ..OpDef::new("builtin.module")
     });
     r.register(OpDef {
+        parse: Some(parse_unrealized_cast),
         ..OpDef::new("builtin.unrealized_conversion_cast")
     });
+}
+
+/// `%r = builtin.unrealized_conversion_cast %a, %b : T1, T2 to R1, R2 {attrs}` (the operand
+/// list and its types may be empty: `builtin.unrealized_conversion_cast to R`).
+fn parse_unrealized_cast(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let mut ins = Vec::new();
+    while let Some(u) = p.parse_optional_operand()? {
+        ins.push(u);
+        if !p.parse_optional_comma() {
+            break;
+        }
+    }
+    let tys = if ins.is_empty() {
+        Vec::new()
+    } else {
+        p.parse_colon_type_list()?
+    };
+    if tys.len() != ins.len() {
+        return Err(p.error_here("operand and type counts differ"));
+    }
+    for (u, t) in ins.iter().zip(&tys) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
+    p.parse_keyword("to")?;
+    st.result_types = p.parse_type_list()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    Ok(())
 }
 
 fn parse_module(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {

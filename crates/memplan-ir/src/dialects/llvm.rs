@@ -15,6 +15,13 @@
 //! %5 = llvm.icmp "slt" %i, %n : i64
 //! llvm.call @g(%1) : (!llvm.ptr) -> ()
 //! llvm.intr.lifetime.start %1 : !llvm.ptr
+//! llvm.switch %c : i32, ^bb1(%x : f32) [
+//!   0: ^bb2,
+//!   -5: ^bb1(%x : f32)
+//! ]
+//! llvm.mlir.global private constant @cst(dense<1.0> : tensor<4xf32>) {addr_space = 0 : i32} : !llvm.array<4 x f32>
+//! llvm.mlir.global private @buf() {addr_space = 0 : i32} : !llvm.array<4 x i32> { ... }
+//! %6 = llvm.mlir.addressof @cst : !llvm.ptr
 //! ```
 
 use crate::attrs::{Attribute, Dict};
@@ -221,7 +228,44 @@ pub fn register(r: &mut Registry) {
         traits: traits::TERMINATOR,
         ..OpDef::new("llvm.return")
     });
+    r.register(OpDef {
+        parse: Some(parse_switch),
+        traits: traits::TERMINATOR,
+        inherent: &["case_values", "case_operand_segments", "branch_weights"],
+        ..OpDef::new("llvm.switch")
+    });
+    r.register(OpDef {
+        parse: Some(parse_global),
+        inherent: GLOBAL_INHERENT,
+        ..OpDef::new("llvm.mlir.global")
+    });
+    r.register(OpDef {
+        parse: Some(parse_addressof),
+        inherent: &["global_name"],
+        ..OpDef::new("llvm.mlir.addressof")
+    });
 }
+
+/// Inherent attributes of `llvm.mlir.global` that its custom form prints in the attribute
+/// dictionary (they are properties in the generic form).
+const GLOBAL_INHERENT: &[&str] = &[
+    "addr_space",
+    "alignment",
+    "section",
+    "dso_local",
+    "externally_initialized",
+    "comdat",
+    "dbg_exprs",
+    "target_specific_attrs",
+    "global_type",
+    "sym_name",
+    "linkage",
+    "constant",
+    "value",
+    "unnamed_addr",
+    "visibility_",
+    "thread_local_",
+];
 
 // ===================== LLVM type spelling =====================
 
@@ -412,6 +456,11 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         );
     }
     p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
+    // What mlir-opt's custom parser sets when the keyword is absent.
+    if !st.attrs.contains("unnamed_addr") && !st.props.contains("unnamed_addr") {
+        st.props
+            .set("unnamed_addr", Attribute::int(0, Type::int(64)));
+    }
     if let Some(r) = p.parse_optional_region(&args)? {
         st.regions.push(r);
     } else {
@@ -758,6 +807,150 @@ fn parse_cond_br(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     st.operands.extend(fv);
     st.successors = vec![t, f];
     Ok(())
+}
+
+/// `llvm.switch %v : T, ^default(args) [ CASE: ^bb(args), ... ] {attrs}`.
+fn parse_switch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let v = p.parse_operand()?;
+    let t = p.parse_colon_type()?;
+    p.parse_comma()?;
+    let (d, dv) = p.parse_successor_and_use_list()?;
+    let mut cases: Vec<i64> = Vec::new();
+    let mut segments: Vec<i64> = Vec::new();
+    let mut case_operands = Vec::new();
+    let mut succs = vec![d];
+    p.parse_lsquare()?;
+    if !p.at(Tok::RBracket) {
+        loop {
+            cases.push(p.parse_integer()?);
+            p.parse_colon()?;
+            let (b, bv) = p.parse_successor_and_use_list()?;
+            segments.push(bv.len() as i64);
+            case_operands.extend(bv);
+            succs.push(b);
+            if !p.parse_optional_comma() {
+                break;
+            }
+        }
+    }
+    p.parse_rsquare()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    move_to_props(st, &["branch_weights"]);
+    st.operands.push(p.resolve_operand(&v, &t)?);
+    st.props.set(
+        "operandSegmentSizes",
+        Attribute::i32_array(&[1, dv.len() as i64, case_operands.len() as i64]),
+    );
+    st.props
+        .set("case_operand_segments", Attribute::i32_array(&segments));
+    if !cases.is_empty() {
+        let vals: Vec<String> = cases.iter().map(|c| c.to_string()).collect();
+        st.props.set(
+            "case_values",
+            Attribute::Opaque(format!(
+                "dense<[{}]> : vector<{}x{}>",
+                vals.join(", "),
+                cases.len(),
+                t
+            )),
+        );
+    }
+    st.operands.extend(dv);
+    st.operands.extend(case_operands);
+    st.successors = succs;
+    Ok(())
+}
+
+/// `llvm.mlir.global [linkage] [visibility] [thread_local] [unnamed_addr] [constant] @name(
+/// [value]) [attrs] [: type] [initializer region]`.
+fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if let Some(l) = p.parse_optional_keyword_of(&[
+        "private",
+        "internal",
+        "external",
+        "linkonce",
+        "linkonce_odr",
+        "weak",
+        "weak_odr",
+        "available_externally",
+        "common",
+        "extern_weak",
+        "appending",
+    ]) {
+        st.props
+            .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
+    }
+    if let Some(v) = p.parse_optional_keyword_of(&["default", "hidden", "protected"]) {
+        let n = match v {
+            "hidden" => 1,
+            "protected" => 2,
+            _ => 0,
+        };
+        st.props
+            .set("visibility_", Attribute::int(n, Type::int(64)));
+    }
+    if p.parse_optional_keyword("thread_local") {
+        st.props.set("thread_local_", Attribute::Unit);
+    }
+    if let Some(u) = p.parse_optional_keyword_of(&["unnamed_addr", "local_unnamed_addr"]) {
+        let n = if u == "unnamed_addr" { 2 } else { 1 };
+        st.props
+            .set("unnamed_addr", Attribute::int(n, Type::int(64)));
+    }
+    if p.parse_optional_keyword("constant") {
+        st.props.set("constant", Attribute::Unit);
+    }
+    let name = p.parse_symbol_name()?;
+    st.props.set("sym_name", Attribute::string(&name));
+    p.parse_lparen()?;
+    let mut value = None;
+    if !p.at(Tok::RParen) {
+        value = Some(p.parse_attribute()?);
+    }
+    p.parse_rparen()?;
+    if p.parse_optional_keyword("comdat") {
+        p.parse_lparen()?;
+        let c = p.parse_attribute()?;
+        p.parse_rparen()?;
+        st.props.set("comdat", c);
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    move_to_props(st, GLOBAL_INHERENT);
+    let ty = if p.at(Tok::Colon) {
+        Some(p.parse_colon_type()?)
+    } else {
+        None
+    };
+    let ty = match (ty, &value) {
+        (Some(t), _) => t,
+        // A string initialiser without a type: an array of its bytes.
+        (None, Some(Attribute::String { value: bytes, .. })) => Type::new(TypeKind::Opaque(
+            format!("!llvm.array<{} x i8>", bytes.len()),
+        )),
+        (None, _) => return Err(p.error_here("llvm.mlir.global needs a type")),
+    };
+    st.props.set("global_type", Attribute::Type(ty));
+    // What mlir-opt's custom parser sets when the keyword is absent.
+    if !st.props.contains("unnamed_addr") {
+        st.props
+            .set("unnamed_addr", Attribute::int(0, Type::int(64)));
+    }
+    if let Some(v) = value {
+        st.props.set("value", v);
+    }
+    if let Some(r) = p.parse_optional_region(&[])? {
+        st.regions.push(r);
+    } else {
+        st.regions.push(p.module_mut().create_region());
+    }
+    Ok(())
+}
+
+/// `%p = llvm.mlir.addressof @name : !llvm.ptr`.
+fn parse_addressof(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let name = p.parse_symbol_name()?;
+    st.props.set("global_name", Attribute::symbol(&name));
+    result_of(p, st)
 }
 
 fn parse_return(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {

@@ -247,6 +247,25 @@ pub struct BufferTrace {
     pub hazards: Vec<Hazard>,
     /// Indices into [`Lifetimes::frees`] of the sites that may free it.
     pub frees: Vec<usize>,
+    /// Lifetime markers (`memplan.lifetime_start` lifelines of this buffer), when the
+    /// analysis was asked to use them ([`Lifetimes::compute_with_markers`]):
+    /// `None` when the buffer has none.
+    pub markers: Option<MarkerUse>,
+}
+
+/// What the lifetime analysis did with a buffer's `memplan.lifetime_start` lifelines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MarkerUse {
+    /// `live` is the union of the lifelines (`count` of them); `analysis` is what the
+    /// analysis alone would have given.
+    Used {
+        /// Number of lifelines.
+        count: usize,
+        /// The analysis' live ranges without the markers.
+        analysis: Vec<(u32, u32)>,
+    },
+    /// The markers were not trusted for this buffer (the analysis' ranges are used).
+    Ignored(String),
 }
 
 /// Values whose addresses are compared with one another (directly with `arith.cmpi eq/ne`,
@@ -349,11 +368,45 @@ struct Points {
     anchors: BTreeSet<OpId>,
     /// Accesses outside the liveness region (after the op owning it), already stretched.
     outside: Vec<(u32, u32)>,
+    /// Per lifeline of this buffer (index into [`Lifelines::starts`]): the hull of its
+    /// accesses, each stretched over the repeating ops that do not contain its start.
+    lifeline_hulls: BTreeMap<usize, (u32, u32)>,
+    /// Why the lifelines of this buffer cannot be trusted (an access not through one).
+    untrusted: Option<String>,
+}
+
+/// The `memplan.lifetime_start` ops of a module that the analysis may trust.
+#[derive(Default)]
+struct Lifelines {
+    /// Start ops, with the allocation each one starts.
+    starts: Vec<(OpId, AllocIndex)>,
+    /// Value -> lifelines whose family (the lifeline and its views) holds it.
+    family: BTreeMap<ValueId, Vec<usize>>,
+    /// Allocation -> why its lifelines are not trusted, found before any access.
+    rejected: BTreeMap<AllocIndex, String>,
 }
 
 impl Lifetimes {
     /// Collects the traces of every `memref.alloc` nested in `root`.
     pub fn compute(m: &Module, root: OpId, flow: &BufferViewFlow) -> Lifetimes {
+        Lifetimes::compute_with_markers(m, root, flow, false)
+    }
+
+    /// Like [`Lifetimes::compute`]; with `markers`, a buffer whose every access goes
+    /// through one of its `memplan.lifetime_start` lifelines is live only over those
+    /// lifelines (each access stretched over the loops inside its lifeline's start, not
+    /// over the loops inside the allocation), which may be shorter than what the analysis
+    /// finds. The caller must have checked the markers with
+    /// [`crate::transform::memref_lifetime::verify_lifetime_markers`]. Buffers whose
+    /// liveness is computed over a CFG, whose lifeline starts sit under an op that may run
+    /// iterations in parallel, or that are also accessed outside a lifeline keep the
+    /// analysis' ranges ([`MarkerUse::Ignored`] says why).
+    pub fn compute_with_markers(
+        m: &Module,
+        root: OpId,
+        flow: &BufferViewFlow,
+        markers: bool,
+    ) -> Lifetimes {
         let ticks = Ticks::compute(m, root);
         let labels = scope_labels(m, root);
         let mut scope_index: BTreeMap<(u32, u32), usize> = BTreeMap::new();
@@ -403,6 +456,7 @@ impl Lifetimes {
                 live: Vec::new(),
                 hazards,
                 frees: Vec::new(),
+                markers: None,
             });
         }
         // Scopes in pre-order of their ops.
@@ -430,8 +484,16 @@ impl Lifetimes {
         let functions = function_table(m);
         lt.summarise(m, root, flow, &functions);
         let mut points: Vec<Points> = (0..lt.traces.len()).map(|_| Points::default()).collect();
-        lt.collect_uses(m, root, flow, &functions, &mut points);
+        let lifelines = if markers {
+            lt.lifelines(m, root, flow)
+        } else {
+            Lifelines::default()
+        };
+        lt.collect_uses(m, root, flow, &functions, &mut points, &lifelines);
         lt.finish(m, flow, &points);
+        if markers {
+            lt.apply_markers(&lifelines, &points);
+        }
         for t in &mut lt.traces {
             t.hazards.sort();
             t.hazards.dedup();
@@ -642,6 +704,7 @@ impl Lifetimes {
         flow: &BufferViewFlow,
         functions: &BTreeMap<String, (OpId, bool)>,
         points: &mut [Points],
+        lifelines: &Lifelines,
     ) {
         let ops = m.walk_ops(root);
         let mut tables: BTreeMap<OpId, Vec<ValueId>> = BTreeMap::new();
@@ -657,7 +720,10 @@ impl Lifetimes {
                 }
                 match Lifetimes::use_kind(m, op, kind, i, functions) {
                     UseKind::None => {}
-                    UseKind::Access => self.access(m, op, &allocs, points),
+                    UseKind::Access => {
+                        self.access(m, op, &allocs, points);
+                        self.lifeline_access(m, op, v, &allocs, points, lifelines);
+                    }
                     UseKind::Free => {
                         let site = self.frees.len();
                         self.frees.push(FreeSite {
@@ -712,7 +778,8 @@ impl Lifetimes {
                             .cloned();
                         match s {
                             Some(s) if !s.freed && !s.escapes => {
-                                self.access(m, op, &allocs, points)
+                                self.access(m, op, &allocs, points);
+                                self.lifeline_access(m, op, v, &allocs, points, lifelines);
                             }
                             Some(s) if s.freed => self.hazard(&allocs, Hazard::FreedByCallee(name)),
                             _ => self.hazard(&allocs, Hazard::CapturedByCallee(name)),
@@ -725,6 +792,145 @@ impl Lifetimes {
             group.sort();
             group.dedup();
             self.address_groups.push(group);
+        }
+    }
+
+    /// Finds the lifelines the analysis may use: starts whose operand is the allocation's
+    /// own result, none of them under an op that may run its iterations in parallel
+    /// between the allocation and the start.
+    fn lifelines(&self, m: &Module, root: OpId, flow: &BufferViewFlow) -> Lifelines {
+        use crate::transform::memref_lifetime::{derived, START};
+        let mut out = Lifelines::default();
+        for op in m.walk_ops(root) {
+            if m.op(op).name.as_str() != START {
+                continue;
+            }
+            let (Some(&buf), Some(&l)) = (m.operands(op).first(), m.results(op).first()) else {
+                continue;
+            };
+            let origins: Vec<AllocIndex> = flow.alloc_origins(buf).collect();
+            let direct = m
+                .defining_op(buf)
+                .and_then(|d| flow.alloc_index(m, d))
+                .filter(|&c| origins == [c]);
+            let Some(c) = direct else {
+                for c in origins {
+                    out.rejected.entry(c).or_insert_with(|| {
+                        "a lifetime_start takes a view of it, not the allocation itself".into()
+                    });
+                }
+                continue;
+            };
+            let alloc = self.traces[c as usize].alloc;
+            let mut p = m.parent_op(op);
+            while let Some(q) = p {
+                if self.ticks.contains(q, alloc) {
+                    break;
+                }
+                let name = m.op(q).name.as_str();
+                if !LOOP_OPS.contains(&name) && !NON_REPEATING_OPS.contains(&name) {
+                    out.rejected.entry(c).or_insert_with(|| {
+                        format!("a lifetime_start sits inside `{name}`, which may run iterations at once")
+                    });
+                }
+                p = m.parent_op(q);
+            }
+            let k = out.starts.len();
+            out.starts.push((op, c));
+            for v in derived(m, l) {
+                out.family.entry(v).or_default().push(k);
+            }
+        }
+        out
+    }
+
+    /// Records an access by `op` through operand `v` against the lifelines of `allocs`.
+    fn lifeline_access(
+        &self,
+        m: &Module,
+        op: OpId,
+        v: ValueId,
+        allocs: &[AllocIndex],
+        points: &mut [Points],
+        lifelines: &Lifelines,
+    ) {
+        if lifelines.starts.is_empty() {
+            return;
+        }
+        let family = lifelines.family.get(&v).map(Vec::as_slice).unwrap_or(&[]);
+        for &c in allocs {
+            let k = family.iter().copied().find(|&k| lifelines.starts[k].1 == c);
+            let pts = &mut points[c as usize];
+            let Some(k) = k else {
+                if pts.untrusted.is_none() {
+                    pts.untrusted = Some(format!(
+                        "`{}` accesses it without going through a lifeline",
+                        m.op(op).name
+                    ));
+                }
+                continue;
+            };
+            if has_async_token(m, op) {
+                pts.untrusted = Some(format!("`{}` accesses it asynchronously", m.op(op).name));
+                continue;
+            }
+            let start = lifelines.starts[k].0;
+            let (mut lo, mut hi) = (self.ticks.tick(op), self.ticks.end(op));
+            let mut cur = op;
+            while let Some(p) = m.parent_op(cur) {
+                if self.ticks.contains(p, start) {
+                    break;
+                }
+                if repeats(m, p) {
+                    lo = self.ticks.tick(p);
+                    hi = self.ticks.end(p);
+                }
+                if has_async_token(m, p) {
+                    pts.untrusted = Some(format!("`{}` accesses it asynchronously", m.op(p).name));
+                }
+                cur = p;
+            }
+            let h = pts.lifeline_hulls.entry(k).or_insert((lo, hi));
+            h.0 = h.0.min(lo);
+            h.1 = h.1.max(hi);
+        }
+    }
+
+    /// Replaces the live ranges of every buffer whose lifelines can be trusted.
+    fn apply_markers(&mut self, lifelines: &Lifelines, points: &[Points]) {
+        let mut has: BTreeSet<AllocIndex> = BTreeSet::new();
+        for &(_, c) in &lifelines.starts {
+            has.insert(c);
+        }
+        for c in has {
+            let i = c as usize;
+            let pts = &points[i];
+            let why = if let Some(why) = lifelines.rejected.get(&c) {
+                Some(why.clone())
+            } else if let Some(why) = &pts.untrusted {
+                Some(why.clone())
+            } else if self.live_regions[i].is_some() {
+                Some("its liveness is computed over a multi-block region".to_string())
+            } else if pts.lifeline_hulls.is_empty() {
+                Some("it is never accessed".to_string())
+            } else {
+                None
+            };
+            let t = &mut self.traces[i];
+            if let Some(why) = why {
+                t.markers = Some(MarkerUse::Ignored(why));
+                continue;
+            }
+            let live = merge_ranges(pts.lifeline_hulls.values().copied().collect());
+            let analysis = std::mem::replace(&mut t.live, live);
+            t.ticks = match (t.live.first(), t.live.last()) {
+                (Some(a), Some(b)) => Some((a.0, b.1)),
+                _ => None,
+            };
+            t.markers = Some(MarkerUse::Used {
+                count: pts.lifeline_hulls.len(),
+                analysis,
+            });
         }
     }
 

@@ -232,9 +232,14 @@ fn classify(m: &Module, alloca: OpId) -> SlotUse {
 /// bit sets, and which blocks lie on a cycle.
 struct Cfg {
     blocks: Vec<BlockId>,
+    /// Block -> its index in `blocks`.
+    index: std::collections::HashMap<BlockId, usize>,
     succ: Vec<Vec<usize>>,
     dom: Vec<Vec<bool>>,
     pdom: Vec<Vec<bool>>,
+    /// Number of (post-)dominators of each block: the deeper, the more.
+    dom_size: Vec<usize>,
+    pdom_size: Vec<usize>,
     on_cycle: Vec<bool>,
     reachable: Vec<bool>,
 }
@@ -277,7 +282,9 @@ impl Cfg {
     fn new(m: &Module, r: RegionId) -> Cfg {
         let blocks: Vec<BlockId> = m.region_blocks(r).to_vec();
         let n = blocks.len();
-        let idx = |b: BlockId| blocks.iter().position(|&x| x == b);
+        let index: std::collections::HashMap<BlockId, usize> =
+            blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let idx = |b: BlockId| index.get(&b).copied();
         let mut succ = vec![Vec::new(); n];
         let mut pred = vec![Vec::new(); n];
         for (i, &b) in blocks.iter().enumerate() {
@@ -317,22 +324,33 @@ impl Cfg {
                 }
             }
         }
+        let count = |sets: &[Vec<bool>]| -> Vec<usize> {
+            sets.iter()
+                .map(|s| s.iter().filter(|&&x| x).count())
+                .collect()
+        };
+        let dom_size = count(&dom);
+        let pdom_size = count(&pdom);
         Cfg {
             blocks,
+            index,
             succ,
             dom,
             pdom,
+            dom_size,
+            pdom_size,
             on_cycle,
             reachable,
         }
     }
 
     fn index(&self, b: BlockId) -> Option<usize> {
-        self.blocks.iter().position(|&x| x == b)
+        self.index.get(&b).copied()
     }
 
-    /// The deepest block in all of `sets`' intersection (the nearest common (post-)dominator).
-    fn nearest_common(sets: &[Vec<bool>], of: &[usize]) -> Option<usize> {
+    /// The deepest block in all of `sets`' intersection (the nearest common (post-)dominator);
+    /// `sizes[k]` = number of blocks in `sets[k]`.
+    fn nearest_common(sets: &[Vec<bool>], sizes: &[usize], of: &[usize]) -> Option<usize> {
         let n = sets.len();
         let mut common = vec![true; n];
         for &b in of {
@@ -340,17 +358,14 @@ impl Cfg {
                 common[k] &= sets[b][k];
             }
         }
-        (0..n)
-            .filter(|&k| common[k])
-            .max_by_key(|&k| sets[k].iter().filter(|&&x| x).count())
+        (0..n).filter(|&k| common[k]).max_by_key(|&k| sizes[k])
     }
 
     /// The immediate (post-)dominator of `b` in `sets`.
-    fn immediate(sets: &[Vec<bool>], b: usize) -> Option<usize> {
-        let size = |k: usize| sets[k].iter().filter(|&&x| x).count();
+    fn immediate(sets: &[Vec<bool>], sizes: &[usize], b: usize) -> Option<usize> {
         (0..sets.len())
             .filter(|&k| k != b && sets[b][k])
-            .max_by_key(|&k| size(k))
+            .max_by_key(|&k| sizes[k])
     }
 }
 
@@ -392,6 +407,7 @@ fn run_func(m: &mut Module, f: OpId, r: RegionId, report: &mut LlvmLifetimeRepor
         .into_iter()
         .filter(|&op| m.op(op).name.as_str() == "llvm.alloca")
         .collect();
+    let mut cfg: Option<Cfg> = None;
     for a in allocas {
         let span = m.op(a).span;
         let left_alone = |why: String, report: &mut LlvmLifetimeReport| {
@@ -435,9 +451,8 @@ fn run_func(m: &mut Module, f: OpId, r: RegionId, report: &mut LlvmLifetimeRepor
                 ),
             });
         }
-        // The CFG is rebuilt per slot: markers added for earlier slots do not change it,
-        // but it stays simple and exact.
-        let cfg = Cfg::new(m, r);
+        // Markers and hoisted allocas never change the CFG: built once per function.
+        let cfg = cfg.get_or_insert_with(|| Cfg::new(m, r));
         let mut blocks: Vec<usize> = Vec::new();
         for &op in &accesses {
             if let Some(b) = m.op_block(op).and_then(|b| cfg.index(b)) {
@@ -450,19 +465,19 @@ fn run_func(m: &mut Module, f: OpId, r: RegionId, report: &mut LlvmLifetimeRepor
             left_alone("it is never accessed".into(), report);
             continue;
         }
-        let mut s = Cfg::nearest_common(&cfg.dom, &blocks);
+        let mut s = Cfg::nearest_common(&cfg.dom, &cfg.dom_size, &blocks);
         while let Some(b) = s {
             if !cfg.on_cycle[b] {
                 break;
             }
-            s = Cfg::immediate(&cfg.dom, b);
+            s = Cfg::immediate(&cfg.dom, &cfg.dom_size, b);
         }
-        let mut e = Cfg::nearest_common(&cfg.pdom, &blocks);
+        let mut e = Cfg::nearest_common(&cfg.pdom, &cfg.pdom_size, &blocks);
         while let Some(b) = e {
             if !cfg.on_cycle[b] {
                 break;
             }
-            e = Cfg::immediate(&cfg.pdom, b);
+            e = Cfg::immediate(&cfg.pdom, &cfg.pdom_size, b);
         }
         let (Some(s), Some(e)) = (s, e) else {
             left_alone(
@@ -472,8 +487,7 @@ fn run_func(m: &mut Module, f: OpId, r: RegionId, report: &mut LlvmLifetimeRepor
             continue;
         };
         // The end block must not be the exit-less virtual root (a function ending in a loop).
-        if cfg.pdom[e].iter().filter(|&&x| x).count() == cfg.blocks.len() && !cfg.succ[e].is_empty()
-        {
+        if cfg.pdom_size[e] == cfg.blocks.len() && !cfg.succ[e].is_empty() {
             left_alone("no exit post-dominates its accesses".into(), report);
             continue;
         }

@@ -33,7 +33,7 @@ fn is_memref(m: &Module, v: ValueId) -> bool {
 }
 
 /// The buffer's value and every memref-typed value derived from it (views, casts).
-fn derived(m: &Module, root: ValueId) -> Vec<ValueId> {
+pub(crate) fn derived(m: &Module, root: ValueId) -> Vec<ValueId> {
     let mut out = vec![root];
     let mut i = 0;
     while i < out.len() {
@@ -149,12 +149,11 @@ pub fn insert_lifetime_markers(m: &mut Module) -> Vec<Remark> {
         let s = m.create_op(st);
         m.insert_before(order[first], s);
         let l = m.result(s, 0);
+        // A dealloc after the end (in the block or nested in a later op) keeps the buffer.
         let after_end = |m: &Module, op: OpId| {
             is_dealloc(m, op)
-                && m.op_block(op) == Some(b)
-                && order
-                    .iter()
-                    .position(|&o| o == op)
+                && ancestor_in(m, op, b)
+                    .and_then(|x| order.iter().position(|&o| o == x))
                     .is_some_and(|p| p > last)
         };
         let uses: Vec<_> = m

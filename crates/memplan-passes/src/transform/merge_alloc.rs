@@ -12,6 +12,16 @@
 //! of each merged allocation, the merged buffers' `memref.dealloc`s removed, and a
 //! `memref.dealloc` of the arena before the scope's terminator when the input freed its
 //! buffers. In analysis-only mode it annotates the allocations instead.
+//!
+//! Lifetime markers. When the module holds `memplan.lifetime_start` lifelines (seed 002),
+//! the pass first runs [`verify_lifetime_markers`] on them; a module whose markers fail it
+//! is an error ([`MergeAllocError::InvalidMarkers`], at the offending op) rather than
+//! something to plan around, since the markers are the producer's statement about the
+//! buffers. Verified lifelines become the lifetime source of their buffer
+//! ([`Lifetimes::compute_with_markers`]): a lifeline inside a loop body makes the buffer
+//! live per iteration, so it may share bytes with another buffer of the same body. A
+//! buffer accessed outside its lifelines (or under a CFG, or with a start inside a
+//! parallel op) keeps the analysis' lifetime, with a remark.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -20,10 +30,11 @@ use memplan_core::{bounds, check, plan, Algorithm, Options, Plan, Problem};
 use memplan_ir::{Attribute, BlockId, Module, OpId, OperationState, Type, TypeKind};
 
 use crate::analysis::alias::BufferViewFlow;
-use crate::analysis::lifetime::{Hazard, Lifetimes};
+use crate::analysis::lifetime::{Hazard, Lifetimes, MarkerUse};
 use crate::extract::{extract, MergeableAlloc, ScopeProblem};
 use crate::ops::element_bytes;
 use crate::remarks::Remark;
+use crate::transform::memref_lifetime::{verify_lifetime_markers, START};
 
 /// Options of the pass, written mlir-opt style: `alignment=64 planner=portfolio analysis-only`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -265,6 +276,9 @@ pub enum MergeAllocError {
     /// The options are invalid.
     #[error(transparent)]
     Options(#[from] OptionsError),
+    /// The module's `memplan.lifetime_*` markers fail `--verify-lifetime-markers`.
+    #[error("invalid lifetime markers: {}", .0.message)]
+    InvalidMarkers(memplan_ir::Diagnostic),
 }
 
 /// Decides whether one allocation may be merged.
@@ -413,8 +427,15 @@ pub fn merge_alloc(
     m: &mut Module,
     opts: &MergeAllocOptions,
 ) -> Result<MergeAllocReport, MergeAllocError> {
+    let has_markers = m
+        .walk_ops(m.top)
+        .into_iter()
+        .any(|op| m.op(op).name.as_str() == START);
+    if has_markers {
+        verify_lifetime_markers(m).map_err(MergeAllocError::InvalidMarkers)?;
+    }
     let flow = BufferViewFlow::compute_interprocedural(m, m.top);
-    let lt = Lifetimes::compute(m, m.top, &flow);
+    let lt = Lifetimes::compute_with_markers(m, m.top, &flow, has_markers);
     let mut report = MergeAllocReport::default();
 
     // Legality, with reasons.
@@ -506,6 +527,29 @@ pub fn merge_alloc(
                 message: format!("merge-alloc: {} not merged: {}", rec.name, why.join("; ")),
             });
         }
+        match &t.markers {
+            Some(MarkerUse::Used { count, analysis }) if *analysis != t.live => {
+                report.remarks.push(Remark {
+                    op: t.alloc,
+                    span: m.op(t.alloc).span,
+                    message: format!(
+                        "merge-alloc: {} is live over its {count} lifeline(s): ticks {} (the analysis alone: {})",
+                        rec.name,
+                        ranges_text(&t.live),
+                        ranges_text(analysis)
+                    ),
+                });
+            }
+            Some(MarkerUse::Ignored(why)) => report.remarks.push(Remark {
+                op: t.alloc,
+                span: m.op(t.alloc).span,
+                message: format!(
+                    "merge-alloc: the lifetime markers of {} are not used: {why}",
+                    rec.name
+                ),
+            }),
+            _ => {}
+        }
         report.lifetimes.push(rec);
     }
     for (sp, p) in &planned {
@@ -561,6 +605,11 @@ pub fn merge_alloc(
         drop_frees(m, &lt, &merged);
     }
     Ok(report)
+}
+
+fn ranges_text(r: &[(u32, u32)]) -> String {
+    let parts: Vec<String> = r.iter().map(|(a, b)| format!("[{a}, {b}]")).collect();
+    parts.join(" ")
 }
 
 /// Leaves out the buffers that would push an arena's total past [`MAX_ARENA_BYTES`].
