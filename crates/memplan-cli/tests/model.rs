@@ -296,3 +296,50 @@ fn the_report_renders_in_a_headless_browser() {
         }
     }
 }
+
+/// `.onnx` input: on the shared models (skipped when ../shared is absent),
+/// the summary equals the one of the model's graph JSON, and `--emit-graph`
+/// writes a graph that reads back to the same result.
+#[test]
+fn onnx_input_matches_the_json_graph() {
+    let dir = root().join("../shared/benchmarks/onnx");
+    if !dir.exists() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let out = scratch("onnx");
+    for m in ["shufflenet", "gpt2_small"] {
+        let onnx = dir.join(format!("{m}.onnx")).display().to_string();
+        let graph = dir.join(format!("graphs/{m}.json")).display().to_string();
+        let emitted = out.join(format!("{m}.json")).display().to_string();
+        for s in ["given", "best", "exact"] {
+            let a = json(&memplan(&[
+                "model",
+                &onnx,
+                "--schedule",
+                s,
+                "--json",
+                "--emit-graph",
+                &emitted,
+            ]));
+            let b = json(&memplan(&["model", &graph, "--schedule", s, "--json"]));
+            let c = json(&memplan(&["model", &emitted, "--schedule", s, "--json"]));
+            for k in [
+                "peak",
+                "schedule_peak",
+                "schedule_lower_bound",
+                "nodes",
+                "buffers",
+            ] {
+                assert_eq!(a[k], b[k], "{m} {s} {k}");
+                assert_eq!(c[k], b[k], "{m} {s} {k}");
+            }
+        }
+    }
+    // A file that is not a model: exit 2 with the file named.
+    let bad = out.join("bad.onnx");
+    std::fs::write(&bad, b"\x08\x03\x12").unwrap();
+    let o = memplan(&["model", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.onnx"));
+}

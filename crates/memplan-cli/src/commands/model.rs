@@ -1,4 +1,5 @@
-//! `memplan model`: read a dataflow graph (the benchmarks' graph JSON),
+//! `memplan model`: read a dataflow graph (an ONNX model or the benchmarks'
+//! graph JSON),
 //! choose an execution order with a memory-aware scheduler
 //! ([`memplan_sched`]), place the buffers for that order with a
 //! memplan-core planner, re-check order and offsets with the independent
@@ -18,7 +19,10 @@ use crate::commands::plan::{options_for, parse_algorithm, parse_seconds};
 use crate::diag;
 
 const HELP: &str = "\
-Input: the graph JSON of benchmarks/onnx/graphs/*.json and benchmarks/graphs/*.json:
+Input: an ONNX model (.onnx; shapes inferred, weights may be ConstantOfShape
+nodes or external data that is absent), read with the memory model of
+benchmarks/onnx/README.md (views alias their input); or the graph JSON of
+benchmarks/onnx/graphs/*.json and benchmarks/graphs/*.json:
   {\"buffers\": [{\"id\", \"size\", \"producer\" (node id or null for a graph input),
                 \"consumers\", \"graph_input\", \"graph_output\", ...}],
    \"nodes\": [{\"id\", \"op\", \"inputs\", \"outputs\", \"preds\", \"name\"}],
@@ -50,8 +54,8 @@ Exit status: 0 success, 1 a result failing the independent check, 2 bad input.";
 #[derive(clap::Args)]
 #[command(after_long_help = HELP)]
 pub struct ModelArgs {
-    /// The graph file (.json).
-    #[arg(value_name = "GRAPH.json")]
+    /// The graph: an ONNX model (.onnx) or graph JSON (.json).
+    #[arg(value_name = "GRAPH")]
     pub input: PathBuf,
     /// The scheduler choosing the execution order.
     #[arg(long, value_name = "NAME", default_value = "exact", value_parser = parse_scheduler)]
@@ -81,6 +85,10 @@ pub struct ModelArgs {
     /// schedule, and every scheduler x planner.
     #[arg(long, value_name = "OUT.html")]
     pub report: Option<PathBuf>,
+    /// With an .onnx input: also write the graph it reads, as graph JSON (the schema of
+    /// benchmarks/onnx/graphs/*.json).
+    #[arg(long, value_name = "GRAPH.json")]
+    pub emit_graph: Option<PathBuf>,
     /// Write order and offsets here (JSON; `-` for stdout).
     #[arg(short, long, value_name = "RESULT.json")]
     pub output: Option<PathBuf>,
@@ -136,14 +144,39 @@ pub fn run(args: ModelArgs) -> ExitCode {
 
 fn model(args: &ModelArgs) -> Result<(), u8> {
     let path = args.input.display().to_string();
-    let text = std::fs::read_to_string(&args.input).map_err(|e| {
+    let bytes = std::fs::read(&args.input).map_err(|e| {
         diag::error(format!("{path}: cannot read: {e}"));
         2u8
     })?;
-    let mut graph = Graph::from_json(&text).map_err(|e| {
+    let bad = |e: memplan_sched::GraphError| {
         diag::error(format!("{path}: {e}"));
         2u8
-    })?;
+    };
+    // An ONNX model by extension, or by content when it does not start like JSON.
+    let is_onnx = args.input.extension().is_some_and(|x| x == "onnx")
+        || bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{');
+    let doc = if is_onnx {
+        Some(memplan_sched::onnx::onnx_graph_json(&bytes).map_err(bad)?)
+    } else {
+        None
+    };
+    let mut graph = match &doc {
+        Some(d) => Graph::from_json(&d.to_string()),
+        None => Graph::from_json(&String::from_utf8_lossy(&bytes)),
+    }
+    .map_err(bad)?;
+    if let Some(out) = &args.emit_graph {
+        let Some(d) = &doc else {
+            diag::error(format!("{path}: --emit-graph needs an .onnx input"));
+            return Err(2);
+        };
+        let mut text = serde_json::to_string(d).expect("serialisable");
+        text.push('\n');
+        if let Err(e) = std::fs::write(out, text) {
+            diag::error(format!("{}: cannot write: {e}", out.display()));
+            return Err(2);
+        }
+    }
     if args.inplace.is_some() {
         graph.add_elementwise_inplace();
     }
