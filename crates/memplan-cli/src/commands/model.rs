@@ -44,6 +44,12 @@ input of the same size that the op reads last (not a graph input or output);
 the peak, the bounds and the checker all count that reuse. Nodes may also
 carry hints in the file: \"inplace\": [[output buffer, input buffer], ...].
 
+--gradients FILE [--optimizer step|per-parameter]: adds the parameter gradients
+of a training graph (excluded from the shared graph JSON) as buffers made by
+their nodes: `step` holds each to the end (one optimizer step after the graph),
+`per-parameter` lets an in-place update node read it right away (it may run
+anywhere after its producer; the given order runs it at once).
+
 --no-reuse-across-branches: two buffers share bytes only when every node
 touching one precedes, in the graph, the producer of the other; the summary
 then also gives the peak with reuse (the cost of the option).
@@ -85,6 +91,14 @@ pub struct ModelArgs {
     /// schedule, and every scheduler x planner.
     #[arg(long, value_name = "OUT.html")]
     pub report: Option<PathBuf>,
+    /// Training graphs: the parameter gradients, `{"gradients": [{"node": NAME, "bytes": N,
+    /// "param": WHAT}]}` (scripts/training_gradients.py writes them for the shared graphs).
+    #[arg(long, value_name = "FILE.json")]
+    pub gradients: Option<PathBuf>,
+    /// With --gradients: `step` (default) holds every gradient to the end for one optimizer
+    /// step; `per-parameter` adds an in-place update node per gradient, so it dies early.
+    #[arg(long, value_name = "MODE", value_parser = ["step", "per-parameter"])]
+    pub optimizer: Option<String>,
     /// With an .onnx input: also write the graph it reads, as graph JSON (the schema of
     /// benchmarks/onnx/graphs/*.json).
     #[arg(long, value_name = "GRAPH.json")]
@@ -160,6 +174,42 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
     } else {
         None
     };
+    let mut doc = doc;
+    if let Some(gpath) = &args.gradients {
+        // Parameter gradients (training graphs): held to the end or updated per parameter.
+        let mut d = match doc.take() {
+            Some(d) => d,
+            None => serde_json::from_slice(&bytes).map_err(|e| {
+                diag::error(format!(
+                    "{path}: line {}, column {}: {e}",
+                    e.line(),
+                    e.column()
+                ));
+                2u8
+            })?,
+        };
+        let gname = gpath.display().to_string();
+        let text = std::fs::read_to_string(gpath).map_err(|e| {
+            diag::error(format!("{gname}: cannot read: {e}"));
+            2u8
+        })?;
+        let grads = memplan_sched::parse_gradients(&text, &d).map_err(|e| {
+            diag::error(format!("{gname}: {e}"));
+            2u8
+        })?;
+        let mode = match args.optimizer.as_deref() {
+            Some("per-parameter") => memplan_sched::OptimizerMode::PerParameter,
+            _ => memplan_sched::OptimizerMode::Step,
+        };
+        memplan_sched::add_gradients(&mut d, &grads, mode).map_err(|e| {
+            diag::error(format!("{gname}: {e}"));
+            2u8
+        })?;
+        doc = Some(d);
+    } else if args.optimizer.is_some() {
+        diag::error(format!("{path}: --optimizer needs --gradients FILE"));
+        return Err(2);
+    }
     let mut graph = match &doc {
         Some(d) => Graph::from_json(&d.to_string()),
         None => Graph::from_json(&String::from_utf8_lossy(&bytes)),
@@ -167,7 +217,9 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
     .map_err(bad)?;
     if let Some(out) = &args.emit_graph {
         let Some(d) = &doc else {
-            diag::error(format!("{path}: --emit-graph needs an .onnx input"));
+            diag::error(format!(
+                "{path}: --emit-graph needs an .onnx input or --gradients"
+            ));
             return Err(2);
         };
         let mut text = serde_json::to_string(d).expect("serialisable");
