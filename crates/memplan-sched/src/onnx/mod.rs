@@ -884,6 +884,25 @@ fn infer(n: &NodeProto, inp: &Inputs, opset: i64) -> Result<Vec<Ty>, String> {
             vec![Ty::new(INT64, vec![(e - s).max(0) as u64])]
         }
         "Size" => vec![Ty::new(INT64, vec![])],
+        "Range" => {
+            let one = |i: usize, what: &str| -> Result<i64, String> {
+                inp.ints(i, what)?
+                    .first()
+                    .copied()
+                    .ok_or_else(|| format!("Range {what} is empty"))
+            };
+            let (start, limit, delta) = (one(0, "start")?, one(1, "limit")?, one(2, "delta")?);
+            if delta == 0 {
+                return Err("Range delta is 0".into());
+            }
+            let span = limit.saturating_sub(start);
+            let n = if (span > 0) == (delta > 0) && span != 0 {
+                (span.unsigned_abs()).div_ceil(delta.unsigned_abs())
+            } else {
+                0
+            };
+            vec![Ty::new(inp.ty(0)?.elem, vec![n])]
+        }
         "ConstantOfShape" => {
             let shape: Vec<u64> = inp
                 .ints(0, "shape")?
@@ -984,6 +1003,19 @@ fn fold(n: &NodeProto, inp: &Inputs, out: &[Ty]) -> Option<Vec<i64>> {
             Some(x.dims[s..e.max(s)].iter().map(|&d| d as i64).collect())
         }
         "Size" => Some(vec![prod(&inp.ty(0).ok()?.dims).ok()? as i64]),
+        "Range" => {
+            let (s, l, d) = (*c(0)?.first()?, *c(1)?.first()?, *c(2)?.first()?);
+            let n = out0.dims.first().copied()?;
+            if n > 4096 {
+                return None;
+            }
+            Some(
+                (0..n as i64)
+                    .map(|k| s + k * d)
+                    .take_while(|&v| if d > 0 { v < l } else { v > l })
+                    .collect(),
+            )
+        }
         "Identity" | "Cast" | "Reshape" | "Squeeze" | "Unsqueeze" | "Flatten" => c(0).cloned(),
         "Concat" => {
             let mut v = Vec::new();
@@ -1567,6 +1599,34 @@ mod tests {
         assert_eq!(x["aliases"], json!(["r"]));
         // x is read by Shape (node 0), Reshape (3) and, through the view, Split (4).
         assert_eq!(x["consumers"], json!([0, 3, 4]));
+    }
+
+    #[test]
+    fn range_is_folded_into_a_reshape_target() {
+        // Range(0, 2, 1) = [0, 1]; Shape of it = [2]; Concat([2], [-1]) = [2, -1].
+        let bytes = model(
+            vec![vi("x", FLOAT, &[4, 6])],
+            vec![
+                init_i64("z", &[0]),
+                init_i64("two", &[2]),
+                init_i64("one", &[1]),
+                init_i64("m1", &[-1]),
+            ],
+            vec![
+                node("Range", &["z", "two", "one"], &["r"], vec![]),
+                node("Shape", &["r"], &["s"], vec![]),
+                node("Concat", &["s", "m1"], &["t"], vec![int("axis", 0)]),
+                node("Reshape", &["x", "t"], &["y"], vec![]),
+                node("Relu", &["y"], &["o"], vec![]),
+            ],
+            "o",
+        );
+        let v = onnx_graph_json(&bytes).unwrap();
+        let s = sizes(&bytes);
+        assert_eq!(s["r"], 16);
+        assert_eq!(s["o"], 4 * 24);
+        // The Relu reads x's buffer through the Reshape view.
+        assert_eq!(v["buffers"][0]["aliases"], json!(["y"]));
     }
 
     #[test]
