@@ -267,6 +267,14 @@ fn conv_like(n: &NodeProto, x: &Ty, kernel: &[u64], pool: bool) -> Result<Vec<u6
     if strides.len() != sp || dil.len() != sp || pads.len() != 2 * sp {
         return Err("strides, dilations or pads do not match the spatial rank".into());
     }
+    const LIMIT: i64 = 1 << 40;
+    let too_big = |v: i64| !(-LIMIT..=LIMIT).contains(&v);
+    if x.dims.iter().any(|&d| d > LIMIT as u64)
+        || kernel.iter().any(|&k| k > LIMIT as u64)
+        || strides.iter().chain(&dil).chain(&pads).any(|&v| too_big(v))
+    {
+        return Err("a dimension or attribute is above 2^40".into());
+    }
     let mut out = Vec::with_capacity(sp);
     for i in 0..sp {
         let d = x.dims[2 + i] as i64;
@@ -350,14 +358,14 @@ fn slice_dim(d: u64, start: i64, end: i64, step: i64) -> Result<u64, String> {
     let n = if step > 0 {
         let (s, e) = (s.clamp(0, d), e.clamp(0, d));
         if e > s {
-            (e - s + step - 1) / step
+            (e - s - 1) / step + 1
         } else {
             0
         }
     } else {
         let (s, e) = (s.clamp(-1, d - 1), e.clamp(-1, d - 1));
         if s > e {
-            (s - e + (-step) - 1) / (-step)
+            ((s - e - 1) as u64 / step.unsigned_abs() + 1) as i64
         } else {
             0
         }
@@ -507,7 +515,12 @@ fn infer(n: &NodeProto, inp: &Inputs, opset: i64) -> Result<Vec<Ty>, String> {
                 return Err("ConvTranspose weight rank differs from input rank".into());
             }
             let group = attr_i(n, "group").unwrap_or(1).max(1) as u64;
-            let mut dims = vec![x.dims[0], w.dims[1] * group];
+            let mut dims = vec![
+                x.dims[0],
+                w.dims[1]
+                    .checked_mul(group)
+                    .ok_or("ConvTranspose size overflows")?,
+            ];
             if let Some(os) = attr_ints(n, "output_shape") {
                 let os = &os[os.len().saturating_sub(sp)..];
                 dims.extend(os.iter().map(|&v| v.max(0) as u64));
@@ -527,6 +540,17 @@ fn infer(n: &NodeProto, inp: &Inputs, opset: i64) -> Result<Vec<Ty>, String> {
                     return Err("ConvTranspose attributes do not match the spatial rank".into());
                 }
                 let auto = attr_s(n, "auto_pad").unwrap_or_else(|| "NOTSET".into());
+                const LIMIT: i64 = 1 << 40;
+                if x.dims.iter().any(|&d| d > LIMIT as u64)
+                    || k.iter()
+                        .chain(&s)
+                        .chain(&d)
+                        .chain(&p)
+                        .chain(&op_)
+                        .any(|&v| !(-LIMIT..=LIMIT).contains(&v))
+                {
+                    return Err("a dimension or attribute is above 2^40".into());
+                }
                 for i in 0..sp {
                     let xi = x.dims[2 + i] as i64;
                     let o = if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
@@ -731,7 +755,9 @@ fn infer(n: &NodeProto, inp: &Inputs, opset: i64) -> Result<Vec<Ty>, String> {
                 if t.rank() != x.rank() {
                     return Err("Concat of tensors of different ranks".into());
                 }
-                dims[axis] += t.dims[axis];
+                dims[axis] = dims[axis]
+                    .checked_add(t.dims[axis])
+                    .ok_or("Concat size overflows")?;
             }
             vec![Ty::new(x.elem, dims)]
         }
@@ -867,7 +893,10 @@ fn infer(n: &NodeProto, inp: &Inputs, opset: i64) -> Result<Vec<Ty>, String> {
             }
             let mut dims = x.dims.clone();
             for (k, &a) in axes.iter().enumerate() {
-                let v = dims[a] as i64 + pads[k] + pads[k + axes.len()];
+                let v = i64::try_from(dims[a])
+                    .ok()
+                    .and_then(|d| d.checked_add(pads[k])?.checked_add(pads[k + axes.len()]))
+                    .ok_or("Pad size overflows")?;
                 if v < 0 {
                     return Err("Pad makes a negative dim".into());
                 }
@@ -955,10 +984,12 @@ fn infer(n: &NodeProto, inp: &Inputs, opset: i64) -> Result<Vec<Ty>, String> {
                 return Err("rank-4 input expected".into());
             }
             let d = &x.dims;
+            let mul = |a: u64, b: u64| a.checked_mul(b).ok_or("size overflows");
+            let bb = mul(b, b)?;
             let dims = if op == "DepthToSpace" {
-                vec![d[0], d[1] / (b * b), d[2] * b, d[3] * b]
+                vec![d[0], d[1] / bb, mul(d[2], b)?, mul(d[3], b)?]
             } else {
-                vec![d[0], d[1] * b * b, d[2] / b, d[3] / b]
+                vec![d[0], mul(d[1], bb)?, d[2] / b, d[3] / b]
             };
             vec![Ty::new(x.elem, dims)]
         }
@@ -1004,17 +1035,15 @@ fn fold(n: &NodeProto, inp: &Inputs, out: &[Ty]) -> Option<Vec<i64>> {
         }
         "Size" => Some(vec![prod(&inp.ty(0).ok()?.dims).ok()? as i64]),
         "Range" => {
-            let (s, l, d) = (*c(0)?.first()?, *c(1)?.first()?, *c(2)?.first()?);
+            // The output length (inferred above) already ends the sequence at the limit.
+            let (s, d) = (*c(0)?.first()?, *c(2)?.first()?);
             let n = out0.dims.first().copied()?;
             if n > 4096 {
                 return None;
             }
-            Some(
-                (0..n as i64)
-                    .map(|k| s + k * d)
-                    .take_while(|&v| if d > 0 { v < l } else { v > l })
-                    .collect(),
-            )
+            (0..n as i64)
+                .map(|k| k.checked_mul(d).and_then(|x| x.checked_add(s)))
+                .collect()
         }
         "Identity" | "Cast" | "Reshape" | "Squeeze" | "Unsqueeze" | "Flatten" => c(0).cloned(),
         "Concat" => {
