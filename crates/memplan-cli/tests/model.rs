@@ -296,3 +296,104 @@ fn the_report_renders_in_a_headless_browser() {
         }
     }
 }
+
+/// `.onnx` input: on the shared models (skipped when ../shared is absent),
+/// the summary equals the one of the model's graph JSON, and `--emit-graph`
+/// writes a graph that reads back to the same result.
+#[test]
+fn onnx_input_matches_the_json_graph() {
+    let dir = root().join("../shared/benchmarks/onnx");
+    if !dir.exists() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let out = scratch("onnx");
+    for m in ["shufflenet", "gpt2_small"] {
+        let onnx = dir.join(format!("{m}.onnx")).display().to_string();
+        let graph = dir.join(format!("graphs/{m}.json")).display().to_string();
+        let emitted = out.join(format!("{m}.json")).display().to_string();
+        for s in ["given", "best", "exact"] {
+            let a = json(&memplan(&[
+                "model",
+                &onnx,
+                "--schedule",
+                s,
+                "--json",
+                "--emit-graph",
+                &emitted,
+            ]));
+            let b = json(&memplan(&["model", &graph, "--schedule", s, "--json"]));
+            let c = json(&memplan(&["model", &emitted, "--schedule", s, "--json"]));
+            for k in [
+                "peak",
+                "schedule_peak",
+                "schedule_lower_bound",
+                "nodes",
+                "buffers",
+            ] {
+                assert_eq!(a[k], b[k], "{m} {s} {k}");
+                assert_eq!(c[k], b[k], "{m} {s} {k}");
+            }
+        }
+    }
+    // A file that is not a model: exit 2 with the file named.
+    let bad = out.join("bad.onnx");
+    std::fs::write(&bad, b"\x08\x03\x12").unwrap();
+    let o = memplan(&["model", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.onnx"));
+}
+
+/// `--gradients` on the shared training graphs (skipped when ../shared is absent): the
+/// annotation files name existing nodes, per-parameter updates never need more than one
+/// optimizer step, both results pass the checker (exit 0), and a bad file is exit 2.
+#[test]
+fn gradients_per_parameter_never_above_step() {
+    let dir = root().join("../shared/benchmarks/graphs");
+    if !dir.exists() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    for g in ["train_resnet18_b8", "train_bert_b4"] {
+        let graph = dir.join(format!("{g}.json")).display().to_string();
+        let grads = root()
+            .join(format!("tests/graphs/{g}.gradients.json"))
+            .display()
+            .to_string();
+        let run = |mode: &str| {
+            json(&memplan(&[
+                "model",
+                &graph,
+                "--schedule",
+                "best",
+                "--gradients",
+                &grads,
+                "--optimizer",
+                mode,
+                "--json",
+            ]))
+        };
+        let (step, per) = (run("step"), run("per-parameter"));
+        let plain = json(&memplan(&["model", &graph, "--schedule", "best", "--json"]));
+        let p = |v: &serde_json::Value| v["peak"].as_u64().unwrap();
+        assert!(
+            p(&plain) <= p(&per) && p(&per) <= p(&step),
+            "{g}: {plain} {per} {step}"
+        );
+    }
+    let out = scratch("gradients");
+    let bad = out.join("bad.gradients.json");
+    std::fs::write(
+        &bad,
+        r#"{"gradients": [{"node": "no_such_node", "bytes": 4}]}"#,
+    )
+    .unwrap();
+    let o = memplan(&[
+        "model",
+        dir.join("train_resnet18_b8.json").to_str().unwrap(),
+        "--gradients",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no_such_node"));
+}

@@ -155,8 +155,42 @@ fn must_live_per_node(g: &Graph, anc: &Bits, desc: &Bits) -> Vec<u64> {
         .collect()
 }
 
+/// The bytes live at the last step of every order: every graph output, plus
+/// what the last node reads or makes — and the last node is a sink, so the
+/// least such load over the sinks (each in-place output with a usable hint
+/// taken off, as in the per-node bound).
+pub fn end_bound(g: &Graph) -> u64 {
+    let outputs: u64 = g
+        .buffers
+        .iter()
+        .filter(|b| b.graph_output)
+        .map(|b| b.size)
+        .sum();
+    let extra = (0..g.len())
+        .filter(|&s| g.succs[s].is_empty())
+        .map(|s| {
+            let touched: u64 = g.reads[s]
+                .iter()
+                .chain(&g.nodes[s].outputs)
+                .filter(|&&b| !g.buffers[b].graph_output)
+                .map(|&b| g.buffers[b].size)
+                .sum();
+            let saved: u64 = g.nodes[s]
+                .outputs
+                .iter()
+                .filter(|&&o| usable_hint(g, s, o))
+                .map(|&o| g.buffers[o].size)
+                .sum();
+            outputs.saturating_add(touched).saturating_sub(saved)
+        })
+        .min()
+        .unwrap_or(outputs);
+    extra
+}
+
 /// A lower bound on the peak of every topological order: the largest, over
-/// nodes, of the bytes that are live at that node's step whatever the order.
+/// nodes, of the bytes that are live at that node's step whatever the order,
+/// and the bytes live at the last step ([`end_bound`]).
 pub fn must_live_bound(g: &Graph) -> u64 {
     if g.is_empty() {
         return g.buffers.iter().map(|b| b.size).sum();
@@ -166,6 +200,7 @@ pub fn must_live_bound(g: &Graph) -> u64 {
         .into_iter()
         .max()
         .unwrap_or(0)
+        .max(end_bound(g))
 }
 
 struct Search<'g> {
@@ -444,7 +479,12 @@ pub fn exact(g: &Graph, opts: &ExactOptions) -> ExactResult {
     }
     let (anc, desc) = closure(g);
     let static_bound = must_live_per_node(g, &anc, &desc);
-    let global_lb = static_bound.iter().copied().max().unwrap_or(0);
+    let global_lb = static_bound
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(end_bound(g));
     let mut by_bound: Vec<usize> = (0..n).collect();
     by_bound.sort_by_key(|&v| (std::cmp::Reverse(static_bound[v]), v));
     let inputs_live: u64 = g

@@ -606,3 +606,143 @@ impl Graph {
         self.step_loads(order).into_iter().max().unwrap_or(0)
     }
 }
+
+/// How the parameter gradients of a training graph are consumed (see [`add_gradients`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimizerMode {
+    /// One optimizer step after the graph: every gradient lives from its producer to the end.
+    Step,
+    /// Per-parameter updates in the backward pass: each gradient is read by its own in-place
+    /// update node (the parameter is not an activation) and dies there.
+    PerParameter,
+}
+
+/// One parameter gradient: the node making it and its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gradient {
+    /// The producing node's id.
+    pub node: usize,
+    /// Bytes.
+    pub bytes: u64,
+    /// What it is the gradient of (for names).
+    pub param: String,
+}
+
+/// Reads a gradient annotation file (`scripts/training_gradients.py` writes them):
+/// `{"gradients": [{"node": NODE NAME, "bytes": N, "param": WHAT}, ...]}`, node names as in
+/// the graph document `doc` (graph JSON).
+pub fn parse_gradients(text: &str, doc: &serde_json::Value) -> Result<Vec<Gradient>, GraphError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        err(
+            format!("line {}, column {}", e.line(), e.column()),
+            e.to_string(),
+        )
+    })?;
+    let list = v
+        .get("gradients")
+        .and_then(|g| g.as_array())
+        .ok_or_else(|| err("gradients", "a list `gradients` is required"))?;
+    let mut by_name = std::collections::HashMap::new();
+    if let Some(nodes) = doc.get("nodes").and_then(|n| n.as_array()) {
+        for (i, n) in nodes.iter().enumerate() {
+            if let Some(name) = n.get("name").and_then(|s| s.as_str()) {
+                by_name.entry(name.to_string()).or_insert(i);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(list.len());
+    for (k, g) in list.iter().enumerate() {
+        let name = g
+            .get("node")
+            .and_then(|s| s.as_str())
+            .ok_or_else(|| err(format!("gradients[{k}].node"), "a node name is required"))?;
+        let node = *by_name.get(name).ok_or_else(|| {
+            err(
+                format!("gradients[{k}].node"),
+                format!("the graph has no node named `{name}`"),
+            )
+        })?;
+        let bytes = g
+            .get("bytes")
+            .and_then(|b| b.as_u64())
+            .ok_or_else(|| err(format!("gradients[{k}].bytes"), "a byte count is required"))?;
+        let param = g
+            .get("param")
+            .and_then(|s| s.as_str())
+            .unwrap_or("param")
+            .to_string();
+        out.push(Gradient { node, bytes, param });
+    }
+    Ok(out)
+}
+
+/// Adds parameter gradients to a graph document (graph JSON): one buffer per gradient, made
+/// by its node; under [`OptimizerMode::Step`] it is a graph output (held for the optimizer
+/// step after the graph), under [`OptimizerMode::PerParameter`] it is read by a new
+/// `optimizer.update` node that must follow its producer and that the given order runs right
+/// after it. The file's checksum peak is dropped (it no longer holds).
+pub fn add_gradients(
+    doc: &mut serde_json::Value,
+    grads: &[Gradient],
+    mode: OptimizerMode,
+) -> Result<(), GraphError> {
+    let nb = doc["buffers"].as_array().map_or(0, Vec::len);
+    let n = doc["nodes"].as_array().map_or(0, Vec::len);
+    if let Some(obj) = doc.as_object_mut() {
+        obj.remove("onnx_order_peak");
+        obj.remove("given_order_peak");
+    }
+    let mut new_buffers = Vec::new();
+    let mut new_nodes = Vec::new();
+    let mut after: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (k, g) in grads.iter().enumerate() {
+        if g.node >= n {
+            return Err(err(
+                format!("gradients[{k}]"),
+                format!("node {} does not exist", g.node),
+            ));
+        }
+        let b = nb + k;
+        let update = n + k;
+        let per = mode == OptimizerMode::PerParameter;
+        new_buffers.push(serde_json::json!({
+            "id": b, "size": g.bytes, "producer": g.node,
+            "consumers": if per { vec![update] } else { vec![] },
+            "tensor": format!("grad:{}", g.param), "graph_input": false, "graph_output": !per,
+            "aliases": []}));
+        if let Some(outs) = doc
+            .get_mut("nodes")
+            .and_then(|n| n.get_mut(g.node))
+            .and_then(|n| n.get_mut("outputs"))
+            .and_then(|o| o.as_array_mut())
+        {
+            outs.push(b.into());
+        }
+        if per {
+            new_nodes.push(serde_json::json!({
+                "id": update, "op": "optimizer.update", "inputs": [b], "outputs": [],
+                "preds": [g.node], "name": format!("update:{}", g.param)}));
+            after.entry(g.node).or_default().push(update);
+        }
+    }
+    if let Some(bufs) = doc["buffers"].as_array_mut() {
+        bufs.extend(new_buffers);
+    }
+    if let Some(nodes) = doc["nodes"].as_array_mut() {
+        nodes.extend(new_nodes);
+    }
+    if !after.is_empty() {
+        if let Some(order) = doc.get("order").and_then(|o| o.as_array()).cloned() {
+            let mut new_order = Vec::with_capacity(order.len() + grads.len());
+            for v in order {
+                let id = v.as_u64().map(|x| x as usize);
+                new_order.push(v);
+                if let Some(ups) = id.and_then(|i| after.get(&i)) {
+                    new_order.extend(ups.iter().map(|&u| serde_json::Value::from(u)));
+                }
+            }
+            doc["order"] = new_order.into();
+        }
+    }
+    Ok(())
+}

@@ -36,12 +36,14 @@ pub mod concurrent;
 pub mod exact;
 pub mod graph;
 pub mod heuristics;
+pub mod onnx;
 
 use std::time::Duration;
 
 pub use concurrent::{check_branch_safe, place_branch_safe};
 pub use exact::{must_live_bound, ExactOptions, ExactResult};
-pub use graph::{Graph, GraphError};
+pub use graph::{add_gradients, parse_gradients, Gradient, Graph, GraphError, OptimizerMode};
+pub use onnx::read_onnx;
 
 /// The schedulers, by the names the CLI uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,4 +1,5 @@
-//! `memplan model`: read a dataflow graph (the benchmarks' graph JSON),
+//! `memplan model`: read a dataflow graph (an ONNX model or the benchmarks'
+//! graph JSON),
 //! choose an execution order with a memory-aware scheduler
 //! ([`memplan_sched`]), place the buffers for that order with a
 //! memplan-core planner, re-check order and offsets with the independent
@@ -18,7 +19,10 @@ use crate::commands::plan::{options_for, parse_algorithm, parse_seconds};
 use crate::diag;
 
 const HELP: &str = "\
-Input: the graph JSON of benchmarks/onnx/graphs/*.json and benchmarks/graphs/*.json:
+Input: an ONNX model (.onnx; shapes inferred, weights may be ConstantOfShape
+nodes or external data that is absent), read with the memory model of
+benchmarks/onnx/README.md (views alias their input); or the graph JSON of
+benchmarks/onnx/graphs/*.json and benchmarks/graphs/*.json:
   {\"buffers\": [{\"id\", \"size\", \"producer\" (node id or null for a graph input),
                 \"consumers\", \"graph_input\", \"graph_output\", ...}],
    \"nodes\": [{\"id\", \"op\", \"inputs\", \"outputs\", \"preds\", \"name\"}],
@@ -40,6 +44,12 @@ input of the same size that the op reads last (not a graph input or output);
 the peak, the bounds and the checker all count that reuse. Nodes may also
 carry hints in the file: \"inplace\": [[output buffer, input buffer], ...].
 
+--gradients FILE [--optimizer step|per-parameter]: adds the parameter gradients
+of a training graph (excluded from the shared graph JSON) as buffers made by
+their nodes: `step` holds each to the end (one optimizer step after the graph),
+`per-parameter` lets an in-place update node read it right away (it may run
+anywhere after its producer; the given order runs it at once).
+
 --no-reuse-across-branches: two buffers share bytes only when every node
 touching one precedes, in the graph, the producer of the other; the summary
 then also gives the peak with reuse (the cost of the option).
@@ -50,8 +60,8 @@ Exit status: 0 success, 1 a result failing the independent check, 2 bad input.";
 #[derive(clap::Args)]
 #[command(after_long_help = HELP)]
 pub struct ModelArgs {
-    /// The graph file (.json).
-    #[arg(value_name = "GRAPH.json")]
+    /// The graph: an ONNX model (.onnx) or graph JSON (.json).
+    #[arg(value_name = "GRAPH")]
     pub input: PathBuf,
     /// The scheduler choosing the execution order.
     #[arg(long, value_name = "NAME", default_value = "exact", value_parser = parse_scheduler)]
@@ -81,6 +91,18 @@ pub struct ModelArgs {
     /// schedule, and every scheduler x planner.
     #[arg(long, value_name = "OUT.html")]
     pub report: Option<PathBuf>,
+    /// Training graphs: the parameter gradients, `{"gradients": [{"node": NAME, "bytes": N,
+    /// "param": WHAT}]}` (scripts/training_gradients.py writes them for the shared graphs).
+    #[arg(long, value_name = "FILE.json")]
+    pub gradients: Option<PathBuf>,
+    /// With --gradients: `step` (default) holds every gradient to the end for one optimizer
+    /// step; `per-parameter` adds an in-place update node per gradient, so it dies early.
+    #[arg(long, value_name = "MODE", value_parser = ["step", "per-parameter"])]
+    pub optimizer: Option<String>,
+    /// With an .onnx input: also write the graph it reads, as graph JSON (the schema of
+    /// benchmarks/onnx/graphs/*.json).
+    #[arg(long, value_name = "GRAPH.json")]
+    pub emit_graph: Option<PathBuf>,
     /// Write order and offsets here (JSON; `-` for stdout).
     #[arg(short, long, value_name = "RESULT.json")]
     pub output: Option<PathBuf>,
@@ -136,14 +158,77 @@ pub fn run(args: ModelArgs) -> ExitCode {
 
 fn model(args: &ModelArgs) -> Result<(), u8> {
     let path = args.input.display().to_string();
-    let text = std::fs::read_to_string(&args.input).map_err(|e| {
+    let bytes = std::fs::read(&args.input).map_err(|e| {
         diag::error(format!("{path}: cannot read: {e}"));
         2u8
     })?;
-    let mut graph = Graph::from_json(&text).map_err(|e| {
+    let bad = |e: memplan_sched::GraphError| {
         diag::error(format!("{path}: {e}"));
         2u8
-    })?;
+    };
+    // An ONNX model by extension, or by content when it does not start like JSON.
+    let is_onnx = args.input.extension().is_some_and(|x| x == "onnx")
+        || bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{');
+    let doc = if is_onnx {
+        Some(memplan_sched::onnx::onnx_graph_json(&bytes).map_err(bad)?)
+    } else {
+        None
+    };
+    let mut doc = doc;
+    if let Some(gpath) = &args.gradients {
+        // Parameter gradients (training graphs): held to the end or updated per parameter.
+        let mut d = match doc.take() {
+            Some(d) => d,
+            None => serde_json::from_slice(&bytes).map_err(|e| {
+                diag::error(format!(
+                    "{path}: line {}, column {}: {e}",
+                    e.line(),
+                    e.column()
+                ));
+                2u8
+            })?,
+        };
+        let gname = gpath.display().to_string();
+        let text = std::fs::read_to_string(gpath).map_err(|e| {
+            diag::error(format!("{gname}: cannot read: {e}"));
+            2u8
+        })?;
+        let grads = memplan_sched::parse_gradients(&text, &d).map_err(|e| {
+            diag::error(format!("{gname}: {e}"));
+            2u8
+        })?;
+        let mode = match args.optimizer.as_deref() {
+            Some("per-parameter") => memplan_sched::OptimizerMode::PerParameter,
+            _ => memplan_sched::OptimizerMode::Step,
+        };
+        memplan_sched::add_gradients(&mut d, &grads, mode).map_err(|e| {
+            diag::error(format!("{gname}: {e}"));
+            2u8
+        })?;
+        doc = Some(d);
+    } else if args.optimizer.is_some() {
+        diag::error(format!("{path}: --optimizer needs --gradients FILE"));
+        return Err(2);
+    }
+    let mut graph = match &doc {
+        Some(d) => Graph::from_json(&d.to_string()),
+        None => Graph::from_json(&String::from_utf8_lossy(&bytes)),
+    }
+    .map_err(bad)?;
+    if let Some(out) = &args.emit_graph {
+        let Some(d) = &doc else {
+            diag::error(format!(
+                "{path}: --emit-graph needs an .onnx input or --gradients"
+            ));
+            return Err(2);
+        };
+        let mut text = serde_json::to_string(d).expect("serialisable");
+        text.push('\n');
+        if let Err(e) = std::fs::write(out, text) {
+            diag::error(format!("{}: cannot write: {e}", out.display()));
+            return Err(2);
+        }
+    }
     if args.inplace.is_some() {
         graph.add_elementwise_inplace();
     }

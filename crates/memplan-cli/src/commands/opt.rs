@@ -42,6 +42,12 @@ pub struct PassArgs {
     /// of `memplan plan --algo` (e.g. `exact`), `analysis-only` to annotate instead of rewrite.
     #[arg(long = "merge-alloc", value_name = "OPTIONS", num_args = 0..=1, require_equals = true)]
     pub merge_alloc: Option<Option<String>>,
+    /// Move independent ops within each block so that buffers die earlier (SSA and memory
+    /// effects respected), before merge-alloc: `--reorder-for-memory="schedule=NAME"` with
+    /// the schedulers of `memplan model` (given, lpmf, bfs, dfs, list, xla-dfs, postorder,
+    /// best (default), exact), also `time-limit=SECS node-limit=N` for exact.
+    #[arg(long = "reorder-for-memory", value_name = "OPTIONS", num_args = 0..=1, require_equals = true)]
+    pub reorder_for_memory: Option<Option<String>>,
     /// Merge each GPU kernel's workgroup (shared) memory into one arena, adding the
     /// barriers reuse needs: `--merge-shared-memory="alignment=16 capacity=49152
     /// planner=NAME barriers=free|min"` (or `arch=sm_80|sm_90|gfx942` for the capacity).
@@ -416,6 +422,31 @@ fn run_inner(args: &OptArgs) -> ExitCode {
             }
         }
     }
+    // Reordering changes the lifetimes merge-alloc plans with: it always runs first.
+    if let Some(text) = &args.passes.reorder_for_memory {
+        use memplan_passes::transform::reorder::{reorder_for_memory, ReorderOptions};
+        let opts = match text {
+            Some(t) => match ReorderOptions::parse(t) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("{}: error: {e}", sm.name());
+                    return ExitCode::from(2);
+                }
+            },
+            None => ReorderOptions::default(),
+        };
+        let mut opts = opts;
+        if let Some(Some(t)) = &args.passes.merge_alloc {
+            // New orders are checked with the merge-alloc that follows.
+            if let Ok(mo) = memplan_passes::transform::merge_alloc::MergeAllocOptions::parse(t) {
+                opts.merge = mo;
+            }
+        }
+        let report = reorder_for_memory(&mut m, &opts);
+        if args.passes.remarks {
+            print_remarks(&report.remarks, &sm);
+        }
+    }
     if let Err(d) = run_passes(&mut m, &reg, &args.passes, &sm) {
         return fail(&d);
     }
@@ -440,6 +471,7 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     }
     // A pass re-verifies what it produced: invalid IR is never printed.
     if args.passes.merge_alloc.is_some()
+        || args.passes.reorder_for_memory.is_some()
         || args.passes.merge_shared_memory.is_some()
         || args.passes.llvm_lifetime_markers
     {
