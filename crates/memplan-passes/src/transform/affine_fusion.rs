@@ -39,7 +39,7 @@
 
 use memplan_ir::fxhash::{FxHashMap, FxHashSet};
 use memplan_ir::{
-    AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Type,
+    Span, AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Type,
     TypeKind, ValueDef, ValueId,
 };
 
@@ -144,6 +144,16 @@ pub struct FusionReport {
 
 /// Runs the pass over every `func.func` of the module.
 pub fn affine_loop_fusion(m: &mut Module, opts: &AffineFusionOptions) -> FusionReport {
+    affine_loop_fusion_with(m, opts, &|s: Span| format!("byte {}", s.start))
+}
+
+/// [`affine_loop_fusion`], with `place` rendering the source position of another nest
+/// that a remark mentions (the CLI gives `line:col`).
+pub fn affine_loop_fusion_with(
+    m: &mut Module,
+    opts: &AffineFusionOptions,
+    place: &dyn Fn(Span) -> String,
+) -> FusionReport {
     let mut report = FusionReport::default();
     let top = m.body();
     let funcs: Vec<OpId> = m
@@ -151,7 +161,7 @@ pub fn affine_loop_fusion(m: &mut Module, opts: &AffineFusionOptions) -> FusionR
         .filter(|&o| m.op(o).name == "func.func")
         .collect();
     for f in funcs {
-        run_function(m, f, opts, &mut report);
+        run_function(m, f, opts, place, &mut report);
     }
     report
 }
@@ -812,6 +822,9 @@ struct Sim<'a> {
     counts: FxHashMap<OpId, u64>,
     events: u64,
     observer: Option<&'a mut dyn FnMut(&Access<'_>)>,
+    /// The module as the pass found it (for source positions) and how to print one.
+    orig: &'a Module,
+    place: &'a dyn Fn(Span) -> String,
 }
 
 impl<'a> Sim<'a> {
@@ -820,9 +833,13 @@ impl<'a> Sim<'a> {
         origin: &'a FxHashMap<OpId, OpId>,
         orig_loops: &'a FxHashMap<OpId, Vec<OpId>>,
         reference: Option<&'a Reference>,
+        orig: &'a Module,
+        place: &'a dyn Fn(Span) -> String,
     ) -> Sim<'a> {
         Sim {
             m,
+            orig,
+            place,
             origin,
             orig_loops,
             env: FxHashMap::default(),
@@ -1042,8 +1059,8 @@ impl<'a> Sim<'a> {
                     None => return Err("a load instance that the original never executes".into()),
                     Some(q) if *q != p => {
                         return Err(format!(
-                            "a load would read a value other than the original's ({})",
-                            describe(self.m, self.origin(op))
+                            "the load at {} would read a value other than the original's",
+                            (self.place)(self.orig.op(self.origin(op)).span)
                         ))
                     }
                     _ => {}
@@ -1238,10 +1255,6 @@ impl<'a> Sim<'a> {
     }
 }
 
-fn describe(_m: &Module, op: OpId) -> String {
-    format!("op #{}", op.0)
-}
-
 // ======================================================================================
 // The pass
 // ======================================================================================
@@ -1253,11 +1266,14 @@ struct State {
 }
 
 struct FnCtx<'a> {
+    /// The module before the pass (source positions of original ops).
+    orig: Module,
     func: OpId,
     entry: BlockId,
     orig_loops: FxHashMap<OpId, Vec<OpId>>,
     reference: Reference,
     opts: &'a AffineFusionOptions,
+    place: &'a dyn Fn(Span) -> String,
     remarks: Vec<Remark>,
     fusions: usize,
     shrunk: usize,
@@ -1281,7 +1297,14 @@ impl FnCtx<'_> {
         st: &'s State,
         observer: Option<&'s mut dyn FnMut(&Access<'_>)>,
     ) -> Result<FxHashMap<OpId, u64>, String> {
-        let mut sim = Sim::new(&st.m, &st.origin, &self.orig_loops, Some(&self.reference));
+        let mut sim = Sim::new(
+            &st.m,
+            &st.origin,
+            &self.orig_loops,
+            Some(&self.reference),
+            &self.orig,
+            self.place,
+        );
         sim.observer = observer;
         sim.run(self.func)?;
         Ok(sim.counts)
@@ -1299,12 +1322,13 @@ fn pos(m: &Module, b: BlockId, op: OpId) -> usize {
     m.block_ops(b).position(|o| o == op).unwrap_or(usize::MAX)
 }
 
-fn loc_text(m: &Module, op: OpId) -> String {
-    let _ = m;
-    format!("#{}", op.0)
-}
-
-fn run_function(m: &mut Module, f: OpId, opts: &AffineFusionOptions, report: &mut FusionReport) {
+fn run_function(
+    m: &mut Module,
+    f: OpId,
+    opts: &AffineFusionOptions,
+    place: &dyn Fn(Span) -> String,
+    report: &mut FusionReport,
+) {
     let Some(entry) = body(m, f, 0) else {
         return;
     };
@@ -1337,7 +1361,7 @@ fn run_function(m: &mut Module, f: OpId, opts: &AffineFusionOptions, report: &mu
     }
     let origin = FxHashMap::default();
     let reference = {
-        let mut sim = Sim::new(m, &origin, &orig_loops, None);
+        let mut sim = Sim::new(m, &origin, &orig_loops, None, m, place);
         match sim.run(f) {
             Ok(()) => std::mem::take(&mut sim.record),
             Err(why) => {
@@ -1355,11 +1379,13 @@ fn run_function(m: &mut Module, f: OpId, opts: &AffineFusionOptions, report: &mu
         }
     };
     let mut ctx = FnCtx {
+        orig: m.clone(),
         func: f,
         entry,
         orig_loops,
         reference,
         opts,
+        place,
         remarks: Vec::new(),
         fusions: 0,
         shrunk: 0,
@@ -1946,7 +1972,7 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
                     Err(why) => {
                         let msg = format!(
                             "loop nest not fused into the consumer nest at {}: {why}",
-                            span_text(&st.m, dst)
+                            span_text(ctx, &st.m, dst)
                         );
                         ctx.remark(st, src, msg);
                         ok = false;
@@ -1958,7 +1984,7 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
                 for (dst, d, extra) in done {
                     let msg = format!(
                         "producer loop nest fused into the nest at {} at depth {d} ({:.0}% additional computation)",
-                        span_text(&st.m, dst),
+                        span_text(ctx, &st.m, dst),
                         extra * 100.0
                     );
                     ctx.remark(st, src, msg);
@@ -1975,12 +2001,12 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
     }
 }
 
-fn span_text(m: &Module, op: OpId) -> String {
+fn span_text(ctx: &FnCtx<'_>, m: &Module, op: OpId) -> String {
     let s = m.op(op).span;
     if s.start == 0 && s.end == 0 {
-        loc_text(m, op)
+        "a nest the pass created".to_string()
     } else {
-        format!("byte offset {}", s.start)
+        (ctx.place)(s)
     }
 }
 
@@ -2008,7 +2034,7 @@ fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
                             if after > before {
                                 let msg = format!(
                                     "sibling loop nest not fused into the nest at {}: the private buffers would grow ({after} B > {before} B)",
-                                    span_text(&st.m, dst)
+                                    span_text(ctx, &st.m, dst)
                                 );
                                 ctx.remark(st, src, msg);
                                 continue;
@@ -2016,7 +2042,7 @@ fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
                         }
                         let msg = format!(
                             "sibling loop nest fused into the nest at {} at depth {} ({:.0}% additional computation)",
-                            span_text(&st.m, dst),
+                            span_text(ctx, &st.m, dst),
                             c.depth,
                             c.extra * 100.0
                         );
@@ -2029,7 +2055,7 @@ fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
                     Err(why) => {
                         let msg = format!(
                             "sibling loop nest not fused into the nest at {}: {why}",
-                            span_text(&st.m, dst)
+                            span_text(ctx, &st.m, dst)
                         );
                         ctx.remark(st, src, msg);
                     }
@@ -2071,8 +2097,9 @@ fn shrink_all(ctx: &mut FnCtx<'_>, st: &mut State, report: bool) {
         match shrink_one(ctx, st, a) {
             Ok(Some((new, old_b, new_b))) => {
                 if report {
-                    let msg = format!("buffer shrunk from {old_b} B to {new_b} B");
-                    ctx.remark(st, new, msg);
+                    let ty = st.m.value_type(st.m.result(new, 0)).to_string();
+                    let msg = format!("buffer shrunk from {old_b} B to {new_b} B ({ty})");
+                    ctx.remark(st, a, msg);
                 }
                 ctx.shrunk += 1;
             }
