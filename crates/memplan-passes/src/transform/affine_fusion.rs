@@ -391,6 +391,7 @@ fn clone_op(
     }
     st.regions = new_regions;
     let new = m.create_op(st);
+    m.op_mut(new).span = m.op(op).span;
     for (i, &r) in m.results(op).to_vec().iter().enumerate() {
         let nr = m.result(new, i);
         vmap.insert(r, nr);
@@ -2266,6 +2267,7 @@ fn shrink_one(
         ast.loc = cm.op(alloc).loc().clone();
         ast.result_types.push(new_ty);
         let new_alloc = cm.create_op(ast);
+        cm.op_mut(new_alloc).span = cm.op(alloc).span;
         cm.insert_before(alloc, new_alloc);
         let nb = cm.result(new_alloc, 0);
         for (g, (_, ops)) in groups.iter().enumerate() {
@@ -2320,6 +2322,7 @@ fn shrink_one(
                     .map(|&r| cm.value_type(r).clone())
                     .collect();
                 let new_op = cm.create_op(s2);
+                cm.op_mut(new_op).span = cm.op(op).span;
                 cm.insert_before(op, new_op);
                 for (i, r) in cm.results(op).to_vec().into_iter().enumerate() {
                     let nr = cm.result(new_op, i);
@@ -2373,6 +2376,7 @@ fn rebuild_access(st: &mut State, op: OpId, map: AffineMap, idx: Vec<ValueId>) {
         .map(|&r| m.value_type(r).clone())
         .collect();
     let new_op = m.create_op(s2);
+    m.op_mut(new_op).span = m.op(op).span;
     m.insert_before(op, new_op);
     for (i, r) in m.results(op).to_vec().into_iter().enumerate() {
         let nr = m.result(new_op, i);
