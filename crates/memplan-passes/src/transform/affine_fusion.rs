@@ -39,8 +39,8 @@
 
 use memplan_ir::fxhash::{FxHashMap, FxHashSet};
 use memplan_ir::{
-    Span, AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Type,
-    TypeKind, ValueDef, ValueId,
+    AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Span,
+    Type, TypeKind, ValueDef, ValueId,
 };
 
 use crate::remarks::Remark;
@@ -116,8 +116,11 @@ impl AffineFusionOptions {
                     o.compute_tolerance = v;
                 }
                 "fast-mem-space" => {
-                    o.fast_mem_space =
-                        Some(value.parse().map_err(|_| bad("expected an unsigned integer"))?)
+                    o.fast_mem_space = Some(
+                        value
+                            .parse()
+                            .map_err(|_| bad("expected an unsigned integer"))?,
+                    )
                 }
                 "local-buf-threshold" => {
                     o.local_buf_threshold_kib = value
@@ -165,6 +168,12 @@ pub fn affine_loop_fusion_with(
     }
     report
 }
+
+/// New bounds of slice loops: (lb map, lb operands, ub map, ub operands) per loop.
+type Bounds = FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>;
+
+/// Per iteration prefix, the `[min, max]` of each subscript (or loop value).
+type Boxes = FxHashMap<Vec<i64>, Vec<(i64, i64)>>;
 
 // ======================================================================================
 // Small IR helpers
@@ -325,7 +334,10 @@ fn movable(m: &Module, nest: OpId) -> Result<(), String> {
     }
     for o in m.walk_ops(nest) {
         let n = name(m, o);
-        if matches!(n, "affine.for" | "affine.if" | "affine.load" | "affine.store") {
+        if matches!(
+            n,
+            "affine.for" | "affine.if" | "affine.load" | "affine.store"
+        ) {
             continue;
         }
         if !is_pure_scalar(m, o) {
@@ -344,7 +356,7 @@ fn clone_op(
     op: OpId,
     vmap: &mut FxHashMap<ValueId, ValueId>,
     origin: &mut FxHashMap<OpId, OpId>,
-    bounds: &FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>,
+    bounds: &Bounds,
 ) -> OpId {
     let get = |vmap: &FxHashMap<ValueId, ValueId>, v: ValueId| *vmap.get(&v).unwrap_or(&v);
     let d = m.op(op).clone();
@@ -356,7 +368,8 @@ fn clone_op(
         let parts = for_parts(m, op).expect("loop");
         st.operands.extend(lbo.iter().map(|&v| get(vmap, v)));
         st.operands.extend(ubo.iter().map(|&v| get(vmap, v)));
-        st.operands.extend(parts.inits.iter().map(|&v| get(vmap, v)));
+        st.operands
+            .extend(parts.inits.iter().map(|&v| get(vmap, v)));
         st.props
             .set("lowerBoundMap", Attribute::AffineMap(lb.clone()));
         st.props
@@ -368,7 +381,11 @@ fn clone_op(
     } else {
         st.operands = m.operands(op).iter().map(|&v| get(vmap, v)).collect();
     }
-    st.result_types = m.results(op).iter().map(|&r| m.value_type(r).clone()).collect();
+    st.result_types = m
+        .results(op)
+        .iter()
+        .map(|&r| m.value_type(r).clone())
+        .collect();
     let regions: Vec<_> = m.regions(op).to_vec();
     let mut new_regions = Vec::new();
     for r in regions {
@@ -410,8 +427,12 @@ fn eval_expr(e: &AffineExpr, dims: &[i64], syms: &[i64]) -> Option<i64> {
         AffineExpr::Dim(i) => *dims.get(*i as usize)?,
         AffineExpr::Symbol(i) => *syms.get(*i as usize)?,
         AffineExpr::Const(c) => *c,
-        AffineExpr::Add(a, b) => eval_expr(a, dims, syms)?.checked_add(eval_expr(b, dims, syms)?)?,
-        AffineExpr::Mul(a, b) => eval_expr(a, dims, syms)?.checked_mul(eval_expr(b, dims, syms)?)?,
+        AffineExpr::Add(a, b) => {
+            eval_expr(a, dims, syms)?.checked_add(eval_expr(b, dims, syms)?)?
+        }
+        AffineExpr::Mul(a, b) => {
+            eval_expr(a, dims, syms)?.checked_mul(eval_expr(b, dims, syms)?)?
+        }
         AffineExpr::Mod(a, b) => {
             let (x, y) = (eval_expr(a, dims, syms)?, eval_expr(b, dims, syms)?);
             if y <= 0 {
@@ -701,7 +722,10 @@ struct Cover {
 fn fit_cover(points: &[(Vec<i64>, i64, i64)]) -> Option<Cover> {
     let first = points.first()?;
     let n = first.0.len();
-    let index: FxHashMap<&[i64], i64> = points.iter().map(|(x, lo, _)| (x.as_slice(), *lo)).collect();
+    let index: FxHashMap<&[i64], i64> = points
+        .iter()
+        .map(|(x, lo, _)| (x.as_slice(), *lo))
+        .collect();
     let mut slope = vec![0i64; n];
     for (k, s) in slope.iter_mut().enumerate() {
         let mut freq: FxHashMap<i64, usize> = FxHashMap::default();
@@ -929,12 +953,23 @@ impl<'a> Sim<'a> {
         let op = self.m.defining_op(v)?;
         let ops = self.m.operands(op);
         match name(self.m, op) {
-            "arith.constant" | "index.constant" => {
-                self.m.op(op).props.get("value").or(self.m.op(op).attrs.get("value"))?.as_int().and_then(|x| i64::try_from(x).ok())
-            }
-            "arith.addi" => self.eval(ops[0], depth + 1)?.checked_add(self.eval(ops[1], depth + 1)?),
-            "arith.subi" => self.eval(ops[0], depth + 1)?.checked_sub(self.eval(ops[1], depth + 1)?),
-            "arith.muli" => self.eval(ops[0], depth + 1)?.checked_mul(self.eval(ops[1], depth + 1)?),
+            "arith.constant" | "index.constant" => self
+                .m
+                .op(op)
+                .props
+                .get("value")
+                .or(self.m.op(op).attrs.get("value"))?
+                .as_int()
+                .and_then(|x| i64::try_from(x).ok()),
+            "arith.addi" => self
+                .eval(ops[0], depth + 1)?
+                .checked_add(self.eval(ops[1], depth + 1)?),
+            "arith.subi" => self
+                .eval(ops[0], depth + 1)?
+                .checked_sub(self.eval(ops[1], depth + 1)?),
+            "arith.muli" => self
+                .eval(ops[0], depth + 1)?
+                .checked_mul(self.eval(ops[1], depth + 1)?),
             "affine.apply" | "affine.min" | "affine.max" => {
                 let map = map_prop(self.m, op, "map")?;
                 let vals = self.eval_map(&map, ops, depth + 1)?;
@@ -978,7 +1013,10 @@ impl<'a> Sim<'a> {
                 .1;
             vals.push(v);
         }
-        Ok((o, pack(vals.into_iter()).ok_or("iteration vector out of range")?))
+        Ok((
+            o,
+            pack(vals.into_iter()).ok_or("iteration vector out of range")?,
+        ))
     }
 
     fn root(&self, v: ValueId) -> Result<ValueId, String> {
@@ -1172,7 +1210,10 @@ impl<'a> Sim<'a> {
                 let ops = m.operands(op);
                 let mut vals = Vec::new();
                 for &v in ops {
-                    vals.push(self.eval(v, 0).ok_or("an affine.if operand that does not evaluate")?);
+                    vals.push(
+                        self.eval(v, 0)
+                            .ok_or("an affine.if operand that does not evaluate")?,
+                    );
                 }
                 let nd = set.num_dims as usize;
                 if vals.len() != nd + set.num_symbols as usize {
@@ -1212,7 +1253,11 @@ impl<'a> Sim<'a> {
                     return Err("an allocation inside a loop".into());
                 }
                 let r = m.result(op, 0);
-                let shape = m.value_type(r).shape().ok_or("unranked allocation")?.to_vec();
+                let shape = m
+                    .value_type(r)
+                    .shape()
+                    .ok_or("unranked allocation")?
+                    .to_vec();
                 self.shapes.insert(r, shape);
                 // A new buffer: forget anything an earlier run of this op left.
                 self.mem.retain(|k, _| k.0 != r.0);
@@ -1235,13 +1280,19 @@ impl<'a> Sim<'a> {
             }
             _ => {
                 if !m.regions(op).is_empty() {
-                    return Err(format!("'{n}' (an op with regions the pass does not model)"));
+                    return Err(format!(
+                        "'{n}' (an op with regions the pass does not model)"
+                    ));
                 }
                 if m.results(op).iter().any(|&r| is_memref(m, r)) {
                     return Err(format!("'{n}' (a view or cast of a buffer)"));
                 }
-                let mrefs: Vec<ValueId> =
-                    m.operands(op).iter().copied().filter(|&v| is_memref(m, v)).collect();
+                let mrefs: Vec<ValueId> = m
+                    .operands(op)
+                    .iter()
+                    .copied()
+                    .filter(|&v| is_memref(m, v))
+                    .collect();
                 if !mrefs.is_empty() {
                     if !self.stack.is_empty() {
                         return Err(format!("'{n}' on a buffer inside a loop"));
@@ -1284,7 +1335,11 @@ impl FnCtx<'_> {
     fn remark(&mut self, st: &State, op: OpId, msg: String) {
         let span = st.m.op(op).span;
         let text = format!("affine-loop-fusion: {msg}");
-        if !self.remarks.iter().any(|r| r.message == text && r.span == span) {
+        if !self
+            .remarks
+            .iter()
+            .any(|r| r.message == text && r.span == span)
+        {
             self.remarks.push(Remark {
                 op,
                 span,
@@ -1312,8 +1367,7 @@ impl FnCtx<'_> {
     }
 
     fn nests(&self, st: &State) -> Vec<OpId> {
-        st.m
-            .block_ops(self.entry)
+        st.m.block_ops(self.entry)
             .filter(|&o| name(&st.m, o) == "affine.for")
             .collect()
     }
@@ -1450,14 +1504,13 @@ fn accesses_to(m: &Module, nest: OpId, roots: &[ValueId], want: Option<bool>) ->
 /// of `xs` (the destination's induction variables, whose value ranges are `xr` when
 /// known). A `None` cover keeps the loop's bounds. A constant bound of the source loop that
 /// the cover never crosses is dropped (and the cover, when it never passes the constant).
-#[allow(clippy::type_complexity)]
 fn slice_bounds(
     m: &Module,
     chain: &[OpId],
     covers: &[Option<Cover>],
     xs: &[ValueId],
     xr: &[Option<(i64, i64)>],
-) -> Result<FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>, String> {
+) -> Result<Bounds, String> {
     let mut out = FxHashMap::default();
     let d = xs.len() as u32;
     // Range of `Σ slope·x + c` over the destination's iteration box, when known.
@@ -1542,15 +1595,16 @@ fn const_ranges(m: &Module, loops: &[OpId]) -> Vec<Option<(i64, i64)>> {
 
 /// Per destination prefix (first `d` values of the recorded x), the min/max of each
 /// source chain level; then a cover per level.
+#[allow(clippy::needless_range_loop)]
 fn covers_at(records: &[(Vec<i64>, Vec<i64>)], d: usize, k: usize) -> Option<Vec<Cover>> {
-    let mut per: FxHashMap<Vec<i64>, Vec<(i64, i64)>> = FxHashMap::default();
+    let mut per: Boxes = FxHashMap::default();
     for (x, y) in records {
         let e = per
             .entry(x[..d].to_vec())
             .or_insert_with(|| vec![(i64::MAX, i64::MIN); k]);
-        for j in 0..k {
-            e[j].0 = e[j].0.min(y[j]);
-            e[j].1 = e[j].1.max(y[j]);
+        for (ej, &yj) in e.iter_mut().zip(y) {
+            ej.0 = ej.0.min(yj);
+            ej.1 = ej.1.max(yj);
         }
     }
     let mut keys: Vec<&Vec<i64>> = per.keys().collect();
@@ -1575,7 +1629,7 @@ fn cost_of(m: &Module, counts: &FxHashMap<OpId, u64>, nest: OpId) -> u64 {
 }
 
 /// Upper corner minus lower corner of the boxes of `points` (per key) for the accesses.
-fn region_elems(boxes: &FxHashMap<Vec<i64>, Vec<(i64, i64)>>) -> u64 {
+fn region_elems(boxes: &Boxes) -> u64 {
     let mut ext: Vec<i64> = Vec::new();
     for b in boxes.values() {
         if ext.len() < b.len() {
@@ -1776,7 +1830,16 @@ fn fuse_best(
             }
         };
         let mut cand = st.clone();
-        let clone_root = match build_fused(&mut cand, ctx.entry, src, dst, &dst_chain[d - 1], kind, &bounds, remove_src) {
+        let clone_root = match build_fused(
+            &mut cand,
+            ctx.entry,
+            src,
+            dst,
+            &dst_chain[d - 1],
+            kind,
+            &bounds,
+            remove_src,
+        ) {
             Ok(c) => c,
             Err(e) => {
                 why.push(format!("depth {d}: {e}"));
@@ -1784,7 +1847,7 @@ fn fuse_best(
             }
         };
         let clone_set: FxHashSet<OpId> = cand.m.walk_ops(clone_root).into_iter().collect();
-        let mut slice_boxes: FxHashMap<Vec<i64>, Vec<(i64, i64)>> = FxHashMap::default();
+        let mut slice_boxes: Boxes = FxHashMap::default();
         let chain_d: Vec<OpId> = dst_chain[..d].to_vec();
         let res = {
             let mut obs = |a: &Access<'_>| {
@@ -1828,7 +1891,10 @@ fn fuse_best(
         }
         let slice_region = region_elems(&slice_boxes) * elem;
         let reduction = src_region as f64 / slice_region.max(1) as f64;
-        if best.as_ref().is_none_or(|b| reduction > b.storage_reduction) {
+        if best
+            .as_ref()
+            .is_none_or(|b| reduction > b.storage_reduction)
+        {
             best = Some(Candidate {
                 st: cand,
                 depth: d,
@@ -1847,7 +1913,7 @@ fn fuse_best(
 }
 
 /// Inserts a slice copy of `src` (with `bounds`) into `dst`'s loop `at`; returns the copy.
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 fn build_fused(
     st: &mut State,
     entry: BlockId,
@@ -1855,7 +1921,7 @@ fn build_fused(
     dst: OpId,
     at: &OpId,
     kind: Kind,
-    bounds: &FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>,
+    bounds: &Bounds,
     remove_src: bool,
 ) -> Result<OpId, String> {
     let m = &mut st.m;
@@ -1954,7 +2020,11 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
             let consumers: Vec<OpId> = nests[i + 1..]
                 .iter()
                 .copied()
-                .filter(|&d| roots_accessed(&st.m, d, false).iter().any(|r| writes.contains(r)))
+                .filter(|&d| {
+                    roots_accessed(&st.m, d, false)
+                        .iter()
+                        .any(|r| writes.contains(r))
+                })
                 .collect();
             if consumers.is_empty() {
                 continue;
@@ -2022,7 +2092,10 @@ fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
                 if tried.contains(&(dst, src)) {
                     continue;
                 }
-                if !roots_accessed(&st.m, src, false).iter().any(|r| reads.contains(r)) {
+                if !roots_accessed(&st.m, src, false)
+                    .iter()
+                    .any(|r| reads.contains(r))
+                {
                     continue;
                 }
                 tried.insert((dst, src));
@@ -2089,11 +2162,10 @@ fn shrunk_bytes(ctx: &mut FnCtx<'_>, st: &State) -> u64 {
 // ======================================================================================
 
 fn shrink_all(ctx: &mut FnCtx<'_>, st: &mut State, report: bool) {
-    let allocs: Vec<OpId> = st
-        .m
-        .block_ops(ctx.entry)
-        .filter(|&o| matches!(name(&st.m, o), "memref.alloc" | "memref.alloca"))
-        .collect();
+    let allocs: Vec<OpId> =
+        st.m.block_ops(ctx.entry)
+            .filter(|&o| matches!(name(&st.m, o), "memref.alloc" | "memref.alloca"))
+            .collect();
     for a in allocs {
         match shrink_one(ctx, st, a) {
             Ok(Some((new, old_b, new_b))) => {
@@ -2152,7 +2224,8 @@ fn shrink_one(
                 if n == "affine.store" && u.index == 0 {
                     return Err("it is stored as a value".into());
                 }
-                let top = ancestor_in(m, u.op, ctx.entry).ok_or("a use outside the function body")?;
+                let top =
+                    ancestor_in(m, u.op, ctx.entry).ok_or("a use outside the function body")?;
                 if top == u.op || name(m, top) != "affine.for" {
                     return Ok(None);
                 }
@@ -2181,8 +2254,7 @@ fn shrink_one(
     for t in 0..=max_len {
         let depths: Vec<usize> = chains.iter().map(|c| c.len().saturating_sub(t)).collect();
         // Footprint per group and prefix.
-        let mut boxes: Vec<FxHashMap<Vec<i64>, Vec<(i64, i64)>>> =
-            vec![FxHashMap::default(); groups.len()];
+        let mut boxes: Vec<Boxes> = vec![FxHashMap::default(); groups.len()];
         let group_of: FxHashMap<OpId, usize> = groups
             .iter()
             .enumerate()
@@ -2193,7 +2265,9 @@ fn shrink_one(
                 if a.root != buf {
                     return;
                 }
-                let Some(&g) = group_of.get(&a.op) else { return };
+                let Some(&g) = group_of.get(&a.op) else {
+                    return;
+                };
                 let x: Option<Vec<i64>> = chains[g][..depths[g]]
                     .iter()
                     .map(|l| a.stack.iter().find(|(o, _)| o == l).map(|v| v.1))
@@ -2391,12 +2465,11 @@ fn rebuild_access(st: &mut State, op: OpId, map: AffineMap, idx: Vec<ValueId>) {
 /// iteration arguments) by its body, its induction variable by the lower bound; then folds
 /// the subscripts of every affine access of the function.
 fn promote_single_iteration(st: &mut State, func: OpId) {
-    let loops: Vec<OpId> = st
-        .m
-        .walk_ops(func)
-        .into_iter()
-        .filter(|&o| name(&st.m, o) == "affine.for" && st.origin.contains_key(&o))
-        .collect();
+    let loops: Vec<OpId> =
+        st.m.walk_ops(func)
+            .into_iter()
+            .filter(|&o| name(&st.m, o) == "affine.for" && st.origin.contains_key(&o))
+            .collect();
     for l in loops {
         let m = &mut st.m;
         let Some(p) = for_parts(m, l) else { continue };
@@ -2406,8 +2479,7 @@ fn promote_single_iteration(st: &mut State, func: OpId) {
         if p.lb_ops != p.ub_ops || p.lb.num_dims != p.ub.num_dims {
             continue;
         }
-        let (Some(a), Some(b)) = (linearize(&p.lb.results[0]), linearize(&p.ub.results[0]))
-        else {
+        let (Some(a), Some(b)) = (linearize(&p.lb.results[0]), linearize(&p.ub.results[0])) else {
             continue;
         };
         let mut diff = b;
@@ -2448,12 +2520,11 @@ fn promote_single_iteration(st: &mut State, func: OpId) {
         }
         m.erase_op(l);
     }
-    let accesses: Vec<OpId> = st
-        .m
-        .walk_ops(func)
-        .into_iter()
-        .filter(|&o| access_parts(&st.m, o).is_some())
-        .collect();
+    let accesses: Vec<OpId> =
+        st.m.walk_ops(func)
+            .into_iter()
+            .filter(|&o| access_parts(&st.m, o).is_some())
+            .collect();
     for op in accesses {
         let Some((_, map, idx, _)) = access_parts(&st.m, op) else {
             continue;
