@@ -134,3 +134,61 @@ func.func @f() {
   return
 }
 // ERROR: 1:1: unknown affine-loop-fusion option 'fusion-maximal'
+
+// -----
+
+// A nest with a symbolic bound is executed as one opaque step (it reads and may overwrite all
+// it touches): the chain before it still fuses and shrinks; the nest itself is left alone.
+// RUN: memplan opt %s --affine-loop-fusion
+func.func @symbolic_elsewhere(%in: memref<64xf32>, %out: memref<64xf32>, %o2: memref<16xf32>, %n: index) {
+  %c2 = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<64xf32>
+  affine.for %i = 0 to 64 {
+    %a = affine.load %in[%i] : memref<64xf32>
+    %b = arith.mulf %a, %c2 : f32
+    affine.store %b, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = 0 to 64 {
+    %a = affine.load %t[%i] : memref<64xf32>
+    affine.store %a, %out[%i] : memref<64xf32>
+  }
+  affine.for %i = 0 to %n {
+    %a = affine.load %t[%i] : memref<64xf32>
+    affine.store %a, %o2[%i] : memref<16xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @symbolic_elsewhere
+// CHECK: memref.alloc() : memref<64xf32>
+// CHECK: affine.for %{{\w+}} = 0 to 64 {
+// CHECK: affine.for %{{\w+}} = 0 to 64 {
+// CHECK: affine.for %{{\w+}} = 0 to %{{\w+}} {
+
+// -----
+
+// The same with the symbolic nest not touching the intermediate: it shrinks.
+// RUN: memplan opt %s --affine-loop-fusion
+func.func @symbolic_unrelated(%in: memref<64xf32>, %out: memref<64xf32>, %o2: memref<16xf32>, %n: index) {
+  %c2 = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<64xf32>
+  affine.for %i = 0 to 64 {
+    %a = affine.load %in[%i] : memref<64xf32>
+    %b = arith.mulf %a, %c2 : f32
+    affine.store %b, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = 0 to 64 {
+    %a = affine.load %t[%i] : memref<64xf32>
+    affine.store %a, %out[%i] : memref<64xf32>
+  }
+  affine.for %i = 0 to %n {
+    %a = affine.load %in[%i] : memref<64xf32>
+    affine.store %a, %o2[%i] : memref<16xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @symbolic_unrelated
+// CHECK: memref.alloc() : memref<1xf32>
+// CHECK: affine.for %{{\w+}} = 0 to 64 {
+// CHECK-NOT: affine.for
+// CHECK: affine.store %{{\w+}}, %{{\w+}}[0] : memref<1xf32>
+// CHECK: affine.for %{{\w+}} = 0 to %{{\w+}} {
