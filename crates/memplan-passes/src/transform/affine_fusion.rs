@@ -246,8 +246,18 @@ fn for_iv(m: &Module, op: OpId) -> Option<ValueId> {
 fn access_parts(m: &Module, op: OpId) -> Option<(ValueId, AffineMap, Vec<ValueId>, bool)> {
     let ops = m.operands(op);
     match name(m, op) {
-        "affine.load" => Some((ops[0], map_prop(m, op, "map")?, ops[1..].to_vec(), false)),
-        "affine.store" => Some((ops[1], map_prop(m, op, "map")?, ops[2..].to_vec(), true)),
+        "affine.load" => Some((
+            *ops.first()?,
+            map_prop(m, op, "map")?,
+            ops.get(1..)?.to_vec(),
+            false,
+        )),
+        "affine.store" => Some((
+            *ops.get(1)?,
+            map_prop(m, op, "map")?,
+            ops.get(2..)?.to_vec(),
+            true,
+        )),
         _ => None,
     }
 }
@@ -883,6 +893,9 @@ fn opaque_reason(m: &Module, nest: OpId, written: &FxHashSet<ValueId>) -> Option
             }
             "memref.load" | "memref.store" => {
                 let ops = m.operands(o);
+                if ops.len() < 2 + usize::from(n == "memref.store") - 1 {
+                    return Some(format!("a malformed '{n}'"));
+                }
                 let (mref, idx) = if n == "memref.store" {
                     (ops[1], &ops[2..])
                 } else {
@@ -914,7 +927,9 @@ fn written_set(m: &Module, f: OpId) -> FxHashSet<ValueId> {
     for o in m.walk_ops(f) {
         match name(m, o) {
             "affine.store" | "memref.store" => {
-                out.insert(m.operands(o)[1]);
+                if let Some(&v) = m.operands(o).get(1) {
+                    out.insert(v);
+                }
             }
             "affine.load" | "memref.load" | "memref.dealloc" => {}
             _ => {
@@ -1384,6 +1399,9 @@ impl<'a> Sim<'a> {
             "memref.load" | "memref.store" => {
                 let ops = m.operands(op);
                 let write = n == "memref.store";
+                if ops.len() < 1 + usize::from(write) {
+                    return Err(format!("malformed '{n}'"));
+                }
                 let mref = if write { ops[1] } else { ops[0] };
                 let idx = if write { &ops[2..] } else { &ops[1..] };
                 let map = AffineMap {
@@ -1412,7 +1430,8 @@ impl<'a> Sim<'a> {
                 if !self.stack.is_empty() {
                     return Err("a deallocation inside a loop".into());
                 }
-                let r = self.root(m.operands(op)[0])?;
+                let v = *m.operands(op).first().ok_or("malformed memref.dealloc")?;
+                let r = self.root(v)?;
                 self.freed.insert(r);
             }
             "func.return" => {
@@ -2140,7 +2159,10 @@ fn build_fused(
             .take(dst_pos.saturating_sub(src_pos + 1))
             .filter(|&o| {
                 name(m, o) == "memref.dealloc"
-                    && root_of(m, m.operands(o)[0]).is_some_and(|r| used.contains(&r))
+                    && m.operands(o)
+                        .first()
+                        .and_then(|&v| root_of(m, v))
+                        .is_some_and(|r| used.contains(&r))
             })
             .collect();
         let mut anchor = dst;
