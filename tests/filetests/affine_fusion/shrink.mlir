@@ -196,3 +196,40 @@ func.func @symbolic_unrelated(%in: memref<64xf32>, %out: memref<64xf32>, %o2: me
 // CHECK-NOT: affine.for
 // CHECK: affine.store %{{\w+}}, %{{\w+}}[0] : memref<1xf32>
 // CHECK: affine.for %{{\w+}} = 0 to %{{\w+}} {
+
+// -----
+
+// fast-mem-space / local-buf-threshold (KiB): private buffers up to the threshold go to that
+// memory space, larger ones keep the original's (the second consumer also reads column 0, so
+// it fuses per row: 2 KiB).
+// RUN: memplan opt %s --affine-loop-fusion=fast-mem-space=2,local-buf-threshold=1
+func.func @fast(%in: memref<8x512xf32>, %out: memref<8x512xf32>) {
+  %t = memref.alloc() : memref<8xf32>
+  affine.for %i = 0 to 8 {
+    %a = affine.load %in[%i, 0] : memref<8x512xf32>
+    affine.store %a, %t[%i] : memref<8xf32>
+  }
+  affine.for %i = 0 to 8 {
+    %a = affine.load %t[%i] : memref<8xf32>
+    affine.store %a, %out[%i, 0] : memref<8x512xf32>
+  }
+  %u = memref.alloc() : memref<8x512xf32>
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 512 {
+      %a = affine.load %in[%i, %j] : memref<8x512xf32>
+      affine.store %a, %u[%i, %j] : memref<8x512xf32>
+    }
+  }
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 512 {
+      %a = affine.load %u[%i, %j] : memref<8x512xf32>
+      %b = affine.load %u[%i, 0] : memref<8x512xf32>
+      %c = arith.addf %a, %b : f32
+      affine.store %c, %out[%i, %j] : memref<8x512xf32>
+    }
+  }
+  return
+}
+// CHECK-LABEL: func.func @fast
+// CHECK: memref.alloc() : memref<1xf32, 2>
+// CHECK: memref.alloc() : memref<1x512xf32>
