@@ -71,6 +71,11 @@ pub struct PassArgs {
     /// Remove every `memplan.lifetime_*` op (uses go back to the buffer).
     #[arg(long = "strip-lifetime-markers")]
     pub strip_lifetime_markers: bool,
+    /// Affine dependence analysis: for every ordered pair of `affine.load`/`affine.store`
+    /// and every loop depth, print mlir-opt's `--test-memref-dependence-check` remark
+    /// (`FILE:LINE:COL: remark: dependence from A to B at depth D = RESULT`) to stderr.
+    #[arg(long = "test-memref-dependence-check")]
+    pub test_memref_dependence_check: bool,
     /// Draw each planned scope as an SVG file in this directory.
     #[arg(long = "svg", value_name = "DIR")]
     pub svg: Option<PathBuf>,
@@ -227,6 +232,50 @@ fn print_remarks(remarks: &[memplan_passes::remarks::Remark], sm: &SourceMap) {
     eprint!("{err}");
 }
 
+/// Where an op's remark points: an explicit `loc("file":line:col)`, else the op name in
+/// the source (`%a = affine.load` -> the column of `affine.load`, as mlir-opt reports it).
+fn op_location(m: &Module, op: memplan_ir::OpId, sm: &SourceMap) -> String {
+    if let memplan_ir::Location::File {
+        file,
+        line,
+        col: Some(col),
+        ..
+    } = m.op(op).loc()
+    {
+        return format!("{file}:{line}:{col}");
+    }
+    let text = sm.text().as_bytes();
+    let mut pos = m.op(op).span.start as usize;
+    if text.get(pos) == Some(&b'%') {
+        // Skip the result list `%a, %b:2 =`.
+        while pos < text.len() && text[pos] != b'=' {
+            pos += 1;
+        }
+        pos += 1;
+        while pos < text.len() && text[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+    }
+    let (line, col) = sm.line_col(pos.min(text.len()) as u32);
+    format!("{}:{line}:{col}", sm.name())
+}
+
+/// `--test-memref-dependence-check`: the remarks of every access pair, on stderr.
+fn print_dependence_remarks(m: &Module, sm: &SourceMap) {
+    use memplan_passes::analysis::affine_deps::{test_memref_dependence_check, Mode};
+    let remarks = test_memref_dependence_check(m, m.top, Mode::Upstream);
+    let mut err = String::new();
+    for r in &remarks {
+        let kind = if r.result.is_ok() { "remark" } else { "error" };
+        err.push_str(&format!(
+            "{}: {kind}: {}\n",
+            op_location(m, r.src, sm),
+            r.message()
+        ));
+    }
+    eprint!("{err}");
+}
+
 /// Writes one `FUNCTION.SCOPE[.SPACE].svg` per planned scope.
 fn write_svgs(
     dir: &std::path::Path,
@@ -331,6 +380,9 @@ fn run_inner(args: &OptArgs) -> ExitCode {
         if let Err(d) = verify(&m, &reg) {
             return fail(&d);
         }
+    }
+    if args.passes.test_memref_dependence_check {
+        print_dependence_remarks(&m, &sm);
     }
     {
         use memplan_passes::transform::memref_lifetime as ml;
