@@ -27,7 +27,9 @@
 //! 6; the regression seeds of [`REGRESSION_SEEDS`] are added unless `MEMPLAN_AFFINE_REGRESSION=0`),
 //! `MEMPLAN_AFFINE_JOBS` (programs checked in parallel, default 1), `MEMPLAN_AFFINE_CHECKS`
 //! (comma list of `deps`, `fusion`, `merge`; default all), `MEMPLAN_REQUIRE_MLIR=1` (fail instead
-//! of skipping without the tools), `MEMPLAN_AFFINE_TOOL` (another binary in memplan's place). Tools (ignored tests): `dump_affine_programs` writes programs to
+//! of skipping without the tools), `MEMPLAN_AFFINE_TOOL` (another binary in memplan's place),
+//! `MEMPLAN_AFFINE_UPSTREAM_MODES=1` (also run and execute upstream's output in the non-default
+//! modes, for the report; the default mode's always is). Tools (ignored tests): `dump_affine_programs` writes programs to
 //! `MEMPLAN_AFFGEN_DIR`; `shrink_affine_failure` shrinks seed `MEMPLAN_AFFINE_SHRINK` to a smallest
 //! program that still fails the same check.
 
@@ -41,7 +43,7 @@ use std::sync::Mutex;
 use support::{affgen, oracle};
 
 /// Seeds that found bugs (see FINDINGS.md of the affine work): always checked.
-const REGRESSION_SEEDS: &[u64] = &[];
+const REGRESSION_SEEDS: &[u64] = &[2, 6, 29];
 
 /// The fusion modes checked, as `--affine-loop-fusion` option values ("" = no options).
 const MODES: [&str; 4] = ["", "mode=producer", "mode=sibling", "mode=greedy maximal"];
@@ -95,7 +97,11 @@ fn remarks(stderr: &str, file_name: &str) -> Vec<String> {
             };
             match tail.split_once("remark:") {
                 Some((loc, msg)) => {
-                    format!("{}: remark: {}", loc.trim().trim_end_matches(':'), msg.trim())
+                    format!(
+                        "{}: remark: {}",
+                        loc.trim().trim_end_matches(':'),
+                        msg.trim()
+                    )
                 }
                 None => tail.trim().to_string(),
             }
@@ -211,6 +217,8 @@ struct ModeResult {
     /// static bytes of upstream's output and whether it prints the original's values
     up_bytes: Option<u64>,
     up_same: bool,
+    /// upstream was run on this mode (and failed: crash or invalid output, when `up_bytes` is None)
+    up_ran: bool,
 }
 
 /// Everything measured on one program.
@@ -311,10 +319,16 @@ fn check_program(dir: &Path, seed: u64, text: &str) -> Outcome {
                 for r in &got {
                     *want_c.entry(r).or_default() -= 1;
                 }
-                let missing: Vec<&&String> =
-                    want_c.iter().filter(|(_, c)| **c > 0).map(|(r, _)| r).collect();
-                let extra: Vec<&&String> =
-                    want_c.iter().filter(|(_, c)| **c < 0).map(|(r, _)| r).collect();
+                let missing: Vec<&&String> = want_c
+                    .iter()
+                    .filter(|(_, c)| **c > 0)
+                    .map(|(r, _)| r)
+                    .collect();
+                let extra: Vec<&&String> = want_c
+                    .iter()
+                    .filter(|(_, c)| **c < 0)
+                    .map(|(r, _)| r)
+                    .collect();
                 o.failures.push((
                     "deps".into(),
                     format!(
@@ -338,9 +352,12 @@ fn check_program(dir: &Path, seed: u64, text: &str) -> Outcome {
             let mut r = ModeResult::default();
             // upstream
             let up = dir.join(format!("seed{seed}.up{mi}.mlir"));
-            if mlir_opt(&p, &[&flag], &up).0 {
-                r.up_bytes = Some(static_bytes(&std::fs::read_to_string(&up).unwrap_or_default()).0);
-                r.up_same = oracle::run_affine(&up, oracle::PERTURB).ok().as_ref() == Some(&expected);
+            r.up_ran = mi == 0 || env_u64("MEMPLAN_AFFINE_UPSTREAM_MODES", 0) != 0;
+            if r.up_ran && mlir_opt(&p, &[&flag], &up).0 && oracle::verify(&up).is_ok() {
+                r.up_bytes =
+                    Some(static_bytes(&std::fs::read_to_string(&up).unwrap_or_default()).0);
+                r.up_same =
+                    oracle::run_affine(&up, oracle::PERTURB).ok().as_ref() == Some(&expected);
             }
             // memplan
             let out = dir.join(format!("seed{seed}.fused{mi}.mlir"));
@@ -348,8 +365,10 @@ fn check_program(dir: &Path, seed: u64, text: &str) -> Outcome {
             let _ = std::fs::remove_file(&out);
             let (ok, err) = memplan_opt(&p, &[&flag], &out);
             if !ok {
-                o.failures
-                    .push((check, format!("memplan exits non-zero: {}", first_lines(&err, 2))));
+                o.failures.push((
+                    check,
+                    format!("memplan exits non-zero: {}", first_lines(&err, 2)),
+                ));
                 o.modes.push((mode_name(mode).into(), r));
                 continue;
             }
@@ -435,8 +454,8 @@ struct Totals {
     remark_agree_lines: u64,
     orig_bytes: u64,
     /// per mode: (runs, values kept, memplan bytes, upstream bytes (where right), memplan <, =, >
-    /// upstream, upstream wrong values)
-    modes: BTreeMap<String, [u64; 8]>,
+    /// upstream, upstream wrong values, upstream crashed or invalid)
+    modes: BTreeMap<String, [u64; 9]>,
     merge_runs: u64,
     merge_kept: u64,
     coverage: affgen::Coverage,
@@ -465,7 +484,9 @@ impl Totals {
             if r.kept {
                 e[1] += 1;
             }
-            if !r.up_same {
+            if r.up_ran && r.up_bytes.is_none() {
+                e[8] += 1;
+            } else if r.up_ran && !r.up_same {
                 e[7] += 1;
             }
             if let (Some(b), Some(ub), true, true) = (r.bytes, r.up_bytes, r.up_same, r.kept) {
@@ -502,8 +523,9 @@ impl Totals {
             let Some(e) = self.modes.get(m) else { continue };
             s.push_str(&format!(
                 "fusion [{m}]: values kept {}/{}; where both keep values: memplan {} B vs upstream {} B \
-                 (memplan smaller on {}, equal on {}, larger on {}); upstream prints wrong values on {}\n",
-                e[1], e[0], e[2], e[3], e[4], e[5], e[6], e[7]
+                 (memplan smaller on {}, equal on {}, larger on {}); upstream prints wrong values on {}, \
+                 fails (crash or invalid IR) on {}\n",
+                e[1], e[0], e[2], e[3], e[4], e[5], e[6], e[7], e[8]
             ));
         }
         s.push_str(&format!(
@@ -607,6 +629,86 @@ fn affine_differential() {
             dir.display()
         );
     }
+}
+
+/// The minimised programs of past findings (`tests/affine_findings/*.mlir`, see FINDINGS.md):
+/// memplan's dependence remarks equal mlir-opt-22's on each, and where a file has a `@main`, every
+/// fusion mode keeps its printed values.
+#[test]
+fn affine_findings_regressions() {
+    if !oracle::require_tools("affine_findings_regressions") {
+        return;
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/affine_findings");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
+        .expect("tests/affine_findings")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no programs in {}", src.display());
+    let dir = oracle::scratch_dir("affine-findings");
+    let mut failures = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("read");
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let p = dir.join(&name);
+        std::fs::write(&p, &text).expect("write");
+        let (_, _, up) = run_cmd(
+            Command::new(oracle::MLIR_OPT)
+                .arg(&p)
+                .arg("--test-memref-dependence-check")
+                .arg("-o")
+                .arg("/dev/null"),
+        );
+        let (ok, _, got) = run_cmd(
+            Command::new(memplan())
+                .arg("opt")
+                .arg(&p)
+                .arg("--test-memref-dependence-check")
+                .arg("-o")
+                .arg("/dev/null"),
+        );
+        let (want, got) = (remarks(&up, &name), remarks(&got, &name));
+        if !ok || want != got {
+            let diff: Vec<String> = want
+                .iter()
+                .filter(|r| !got.contains(r))
+                .map(|r| format!("expected `{r}`"))
+                .chain(
+                    got.iter()
+                        .filter(|r| !want.contains(r))
+                        .map(|r| format!("got `{r}`")),
+                )
+                .take(4)
+                .collect();
+            failures.push(format!("{name}: remarks differ: {}", diff.join("; ")));
+        }
+        if text.contains("func.func @main") {
+            let expected = oracle::run_affine(&p, oracle::PERTURB).expect("the program runs");
+            for mode in MODES {
+                let out = dir.join(format!("{name}.fused.mlir"));
+                let (ok, err) = memplan_opt(&p, &[&fusion_flag(mode)], &out);
+                let kept = ok
+                    && oracle::verify(&out).is_ok()
+                    && oracle::run_affine(&out, oracle::PERTURB).ok() == Some(expected.clone());
+                if !kept {
+                    failures.push(format!(
+                        "{name} [{}]: fusion output fails or prints other values {}",
+                        mode_name(mode),
+                        first_lines(&err, 1)
+                    ));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Same seed, same program; different seeds, different programs; every program obeys the

@@ -1112,9 +1112,7 @@ impl Gen {
         let prim_idx = |shift_pick: &[i64]| -> Vec<E> {
             (0..r)
                 .map(|k| match (dim_loop[k], flatten) {
-                    (Some(pos), Some((a, b))) if k == a => {
-                        d(pos).fdiv(win[b].1 + 1).plus(win[a].0)
-                    }
+                    (Some(pos), Some((a, b))) if k == a => d(pos).fdiv(win[b].1 + 1).plus(win[a].0),
                     (Some(pos), Some((_, b))) if k == b => d(pos).modulo(win[b].1 + 1),
                     (Some(pos), _) => d(pos).mul(strides[k]).plus(shift_pick[k]),
                     (None, _) => E::Cst(win[k].0 + shift_pick[k].max(0)),
@@ -1153,7 +1151,11 @@ impl Gen {
             let b = self.pick(&readable);
             let shape = ks.k.bufs[b].shape.clone();
             let use_outer = red && inner > 0 && self.chance(40);
-            let scope = if use_outer { &loops[..inner] } else { &loops[..] };
+            let scope = if use_outer {
+                &loops[..inner]
+            } else {
+                &loops[..]
+            };
             let idx: Vec<E> = shape
                 .iter()
                 .map(|&s| self.random_index(ks, scope, s))
@@ -1383,11 +1385,18 @@ impl Gen {
                 d(j).plus(-l.lo)
             }
         };
-        if !tame && sl.len() == 2 && loops[sl[0]].step == 1 && loops[sl[1]].step == 1 && self.chance(10)
+        if !tame
+            && sl.len() == 2
+            && loops[sl[0]].step == 1
+            && loops[sl[1]].step == 1
+            && self.chance(10)
         {
             let (a, b) = (sl[0], sl[1]);
             let ext = loops[b].hi - loops[b].lo;
-            return vec![d(a).plus(-loops[a].lo).mul(ext).add(d(b).plus(-loops[b].lo))];
+            return vec![d(a)
+                .plus(-loops[a].lo)
+                .mul(ext)
+                .add(d(b).plus(-loops[b].lo))];
         }
         if !tame && sl.len() == 1 && loops[sl[0]].hi - loops[sl[0]].lo >= 8 && self.chance(15) {
             let a = sl[0];
@@ -1964,10 +1973,7 @@ fn render_main(out: &mut String, kernels: &[Kernel]) {
                 "  {m}u = memref.cast {m} : {} to memref<*xf32>",
                 k.bufs[b].ty()
             );
-            let _ = writeln!(
-                out,
-                "  call @printMemrefF32({m}u) : (memref<*xf32>) -> ()"
-            );
+            let _ = writeln!(out, "  call @printMemrefF32({m}u) : (memref<*xf32>) -> ()");
         }
         for &b in &a {
             let _ = writeln!(out, "  memref.dealloc %k{ki}_{b} : {}", k.bufs[b].ty());
@@ -2097,6 +2103,76 @@ pub fn shrink_candidates(p: &Program) -> Vec<Program> {
                 kernels: ks,
                 coverage: p.coverage,
             });
+        }
+    }
+    // finer steps: a load becomes a constant computation, a store goes away
+    for ki in 0..p.kernels.len() {
+        for n in 0..p.kernels[ki].nests.len() {
+            for v in item_variants(&p.kernels[ki].nests[n]) {
+                let mut ks = p.kernels.clone();
+                ks[ki].nests[n] = v;
+                if check_kernel(&ks[ki]).is_err() {
+                    continue;
+                }
+                out.push(Program {
+                    seed: p.seed,
+                    text: render(p.seed, &ks),
+                    kernels: ks,
+                    coverage: p.coverage,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Copies of `items` with one access simplified away: a load replaced by `cst0 + cst1` (its
+/// result stays defined), a store removed; nested bodies included.
+fn item_variants(items: &[Item]) -> Vec<Vec<Item>> {
+    let mut out = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        match it {
+            Item::Load { dst, .. } => {
+                let mut v = items.to_vec();
+                v[i] = Item::Bin {
+                    dst: *dst,
+                    op: "addf",
+                    a: Opd::C(0),
+                    b: Opd::C(1),
+                };
+                out.push(v);
+            }
+            Item::Store { .. } => {
+                let mut v = items.to_vec();
+                v.remove(i);
+                out.push(v);
+            }
+            Item::For(l) => {
+                for b in item_variants(&l.body) {
+                    let mut v = items.to_vec();
+                    let mut nl = (**l).clone();
+                    nl.body = b;
+                    v[i] = Item::For(Box::new(nl));
+                    out.push(v);
+                }
+            }
+            Item::If(g) => {
+                for b in item_variants(&g.then) {
+                    let mut v = items.to_vec();
+                    let mut ng = (**g).clone();
+                    ng.then = b;
+                    v[i] = Item::If(Box::new(ng));
+                    out.push(v);
+                }
+                for b in item_variants(&g.els) {
+                    let mut v = items.to_vec();
+                    let mut ng = (**g).clone();
+                    ng.els = b;
+                    v[i] = Item::If(Box::new(ng));
+                    out.push(v);
+                }
+            }
+            Item::Bin { .. } => {}
         }
     }
     out
