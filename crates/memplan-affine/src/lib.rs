@@ -42,6 +42,7 @@
 #![warn(missing_docs)]
 
 mod arith;
+pub mod compat;
 mod system;
 
 use std::fmt;

@@ -334,13 +334,6 @@ impl Lin {
     fn scale(&self, k: i64) -> Result<Lin, String> {
         Lin::default().add_scaled(self, k)
     }
-    fn dense(&self, n: usize) -> Vec<i64> {
-        let mut row = vec![0; n];
-        for (&col, &v) in &self.coeffs {
-            row[col] = v;
-        }
-        row
-    }
 }
 
 /// Which access of the pair an IV column belongs to.
@@ -350,10 +343,24 @@ enum Side {
     Dst,
 }
 
+/// Which part of the problem a row or column comes from; the assembled system orders
+/// them as upstream's relation composition does (see [`Builder::assemble`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Phase {
+    SrcMap,
+    SrcDomain,
+    DstMap,
+    DstDomain,
+    Order,
+}
+
 struct Builder<'m> {
     m: &'m Module,
     mode: Mode,
-    set: IntegerSet,
+    kinds: Vec<VarKind>,
+    col_phase: Vec<Phase>,
+    rows: Vec<(Phase, bool, Lin)>,
+    phase: Phase,
     src_iv: HashMap<ValueId, usize>,
     dst_iv: HashMap<ValueId, usize>,
     symbols: Vec<(ValueId, usize)>,
@@ -393,7 +400,10 @@ impl<'m> Builder<'m> {
         let mut b = Builder {
             m,
             mode,
-            set: IntegerSet::with_kinds(vec![VarKind::Dim; n]),
+            kinds: vec![VarKind::Dim; n],
+            col_phase: vec![Phase::SrcMap; n],
+            rows: Vec::new(),
+            phase: Phase::SrcDomain,
             src_iv: HashMap::new(),
             dst_iv: HashMap::new(),
             symbols: Vec::new(),
@@ -411,18 +421,63 @@ impl<'m> Builder<'m> {
         Ok(b)
     }
 
-    fn n(&self) -> usize {
-        self.set.num_vars()
+    fn add_var(&mut self, kind: VarKind) -> usize {
+        self.kinds.push(kind);
+        self.col_phase.push(self.phase);
+        self.kinds.len() - 1
     }
 
     fn add_eq(&mut self, l: &Lin) {
-        let row = l.dense(self.n());
-        self.set.add_equality(&row, l.c);
+        self.rows.push((self.phase, true, l.clone()));
     }
 
     fn add_ge(&mut self, l: &Lin) {
-        let row = l.dense(self.n());
-        self.set.add_inequality(&row, l.c);
+        self.rows.push((self.phase, false, l.clone()));
+    }
+
+    /// The constraint system in upstream's layout: columns `[src IVs, dst IVs, symbols,
+    /// locals]` (symbols and locals grouped by the phase that created them: source map,
+    /// source domain, destination map, destination domain), rows grouped the same way
+    /// and followed by the ordering rows. Returns the set and the symbol columns.
+    fn assemble(&self, num_ivs: usize) -> (IntegerSet, Vec<(ValueId, usize)>) {
+        let n = self.kinds.len();
+        let rank = |p: Phase| match p {
+            // Upstream's relation puts the domain's symbols and locals first.
+            Phase::SrcDomain => 0,
+            Phase::SrcMap => 1,
+            Phase::DstDomain => 2,
+            Phase::DstMap => 3,
+            Phase::Order => 4,
+        };
+        let mut order: Vec<usize> = (num_ivs..n).collect();
+        order.sort_by_key(|&c| (self.kinds[c] == VarKind::Local, rank(self.col_phase[c]), c));
+        let mut new_col = vec![0usize; n];
+        for c in 0..num_ivs {
+            new_col[c] = c;
+        }
+        for (i, &c) in order.iter().enumerate() {
+            new_col[c] = num_ivs + i;
+        }
+        let mut kinds = vec![VarKind::Dim; n];
+        for c in 0..n {
+            kinds[new_col[c]] = self.kinds[c];
+        }
+        let mut set = IntegerSet::with_kinds(kinds);
+        let mut rows: Vec<&(Phase, bool, Lin)> = self.rows.iter().collect();
+        rows.sort_by_key(|r| r.0);
+        for (_, is_eq, l) in rows {
+            let mut row = vec![0i64; n];
+            for (&c, &v) in &l.coeffs {
+                row[new_col[c]] = v;
+            }
+            if *is_eq {
+                set.add_equality(&row, l.c);
+            } else {
+                set.add_inequality(&row, l.c);
+            }
+        }
+        let symbols = self.symbols.iter().map(|&(v, c)| (v, new_col[c])).collect();
+        (set, symbols)
     }
 
     /// The linear form of an SSA value used as a dim or symbol on `side`.
@@ -465,7 +520,7 @@ impl<'m> Builder<'m> {
         if let Some(&col) = self.sym_col.get(&v) {
             return Ok(Lin::var(col));
         }
-        let col = self.set.add_var(VarKind::Symbol);
+        let col = self.add_var(VarKind::Symbol);
         self.sym_col.insert(v, col);
         self.symbols.push((v, col));
         Ok(Lin::var(col))
@@ -498,7 +553,7 @@ impl<'m> Builder<'m> {
         if let Some(&q) = self.divs.get(&(l.clone(), d)) {
             return Ok(Lin::var(q));
         }
-        let q = self.set.add_var(VarKind::Local);
+        let q = self.add_var(VarKind::Local);
         self.divs.insert((l.clone(), d), q);
         let lo = l.add_scaled(&Lin::var(q), -d)?; // l - d q >= 0
         self.add_ge(&lo);
@@ -570,6 +625,10 @@ impl<'m> Builder<'m> {
 
     /// Adds the iteration domain of `op` on `side`.
     fn domain(&mut self, op: OpId, side: Side) -> Result<(), String> {
+        self.phase = match side {
+            Side::Src => Phase::SrcDomain,
+            Side::Dst => Phase::DstDomain,
+        };
         for (a, in_else) in enclosing_affine_ops(self.m, op) {
             let name = self.m.op(a).name.as_str();
             match name {
@@ -644,9 +703,16 @@ impl<'m> Builder<'m> {
                 Mode::Precise => true,
             };
             if model {
-                // iv - lb == step * q
-                let q = self.set.add_var(VarKind::Local);
+                // q = (iv - lb) floordiv step (two inequalities, as upstream's
+                // addLocalFloorDiv), and iv - lb == step * q.
+                let q = self.add_var(VarKind::Local);
                 let e = ivl.add_scaled(base, -1)?.add_scaled(&Lin::var(q), -step)?;
+                self.add_ge(&e);
+                let mut hi = e.scale(-1)?;
+                hi.c =
+                    hi.c.checked_add(step - 1)
+                        .ok_or_else(|| ovf(AffineError::Overflow))?;
+                self.add_ge(&hi);
                 self.add_eq(&e);
             }
         }
@@ -679,14 +745,29 @@ pub fn dependence_system(
     let mut b = Builder::new(m, mode, &src_loops, &dst_loops)?;
     b.domain(src, Side::Src)?;
     b.domain(dst, Side::Dst)?;
+    // Subscripts: one local per memref dimension, equal to both sides' index (upstream
+    // composes the two access relations through these).
+    b.phase = Phase::SrcMap;
     let s_ops = b.operands(&sa.map, &sa.indices, Side::Src, 0)?;
-    let d_ops = b.operands(&da.map, &da.indices, Side::Dst, 0)?;
-    for k in 0..sa.map.results.len() {
-        let s = b.flatten(&sa.map.results[k], &sa.map, &s_ops)?;
-        let d = b.flatten(&da.map.results[k], &da.map, &d_ops)?;
-        let e = s.add_scaled(&d, -1)?;
-        b.add_eq(&e);
+    let mut s_idx = Vec::new();
+    for r in &sa.map.results {
+        s_idx.push(b.flatten(r, &sa.map, &s_ops)?);
     }
+    b.phase = Phase::DstMap;
+    let d_ops = b.operands(&da.map, &da.indices, Side::Dst, 0)?;
+    let mut d_idx = Vec::new();
+    for r in &da.map.results {
+        d_idx.push(b.flatten(r, &da.map, &d_ops)?);
+    }
+    b.phase = Phase::Order;
+    let mems: Vec<usize> = s_idx.iter().map(|_| b.add_var(VarKind::Local)).collect();
+    for (k, &mk) in mems.iter().enumerate() {
+        b.phase = Phase::SrcMap;
+        b.add_eq(&s_idx[k].add_scaled(&Lin::var(mk), -1)?);
+        b.phase = Phase::DstMap;
+        b.add_eq(&d_idx[k].add_scaled(&Lin::var(mk), -1)?);
+    }
+    b.phase = Phase::Order;
     if let Some(depth) = depth {
         let ns = src_loops.len();
         for i in 0..num_common.min(depth) {
@@ -700,11 +781,12 @@ pub fn dependence_system(
             }
         }
     }
+    let (set, symbols) = b.assemble(src_loops.len() + dst_loops.len());
     Ok(DependenceSystem {
-        set: b.set,
+        set,
         src_loops,
         dst_loops,
-        symbols: b.symbols,
+        symbols,
         num_common,
     })
 }
@@ -739,34 +821,70 @@ pub fn check_dependence(m: &Module, src: OpId, dst: OpId, depth: usize, mode: Mo
         Ok(s) => s,
         Err(e) => return DepResult::Failure(e),
     };
-    match sys.set.is_empty() {
+    let empty = match mode {
+        Mode::Upstream => memplan_affine::compat::mlir_is_empty(&sys.set),
+        Mode::Precise => sys.set.is_empty(),
+    };
+    match empty {
         Ok(true) => return DepResult::NoDependence,
         Ok(false) => {}
         Err(e) => return DepResult::Failure(e.to_string()),
     }
-    match components(&sys) {
+    match components(&sys, mode) {
         Ok(c) => DepResult::Dependence(c),
         Err(e) => DepResult::Failure(e.to_string()),
     }
 }
 
-/// The exact range of `dst.iv_j - src.iv_j` for every common loop `j`.
-fn components(sys: &DependenceSystem) -> Result<Vec<DepComponent>, AffineError> {
-    let mut out = Vec::with_capacity(sys.num_common);
-    for j in 0..sys.num_common {
-        let mut s = sys.set.clone();
-        let d = s.add_var(VarKind::Dim);
-        let mut row = vec![0; s.num_vars()];
-        row[d] = 1;
-        row[sys.dst_col(j)] -= 1;
-        row[sys.src_col(j)] += 1;
-        s.add_equality(&row, 0);
-        let (lb, ub) = s.constant_bounds(d)?.unwrap_or((None, None));
-        out.push(DepComponent {
-            loop_op: sys.src_loops[j],
-            lb,
-            ub,
-        });
+/// The range of `dst.iv_j - src.iv_j` for every common loop `j`: in
+/// [`Mode::Precise`] the exact integer range; in [`Mode::Upstream`] what upstream reads
+/// off its rational projection (`computeDirectionVector`), which can be looser.
+pub fn components(sys: &DependenceSystem, mode: Mode) -> Result<Vec<DepComponent>, AffineError> {
+    let c = sys.num_common;
+    if c == 0 {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::with_capacity(c);
+    match mode {
+        Mode::Precise => {
+            for j in 0..c {
+                let mut s = sys.set.clone();
+                let d = s.add_var(VarKind::Dim);
+                let mut row = vec![0; s.num_vars()];
+                row[d] = 1;
+                row[sys.dst_col(j)] -= 1;
+                row[sys.src_col(j)] += 1;
+                s.add_equality(&row, 0);
+                let (lb, ub) = s.constant_bounds(d)?.unwrap_or((None, None));
+                out.push(DepComponent {
+                    loop_op: sys.src_loops[j],
+                    lb,
+                    ub,
+                });
+            }
+        }
+        Mode::Upstream => {
+            let total = sys.set.num_vars();
+            let mut s = sys.set.clone();
+            for _ in 0..c {
+                s.insert_var(0, VarKind::Dim);
+            }
+            for j in 0..c {
+                let mut row = vec![0; s.num_vars()];
+                row[j] = 1;
+                row[c + sys.src_col(j)] = 1;
+                row[c + sys.dst_col(j)] = -1;
+                s.add_equality(&row, 0);
+            }
+            let p = memplan_affine::compat::mlir_project_out(&s, c, total)?;
+            for j in 0..c {
+                out.push(DepComponent {
+                    loop_op: sys.src_loops[j],
+                    lb: memplan_affine::compat::mlir_constant_bound(&p, j, true)?,
+                    ub: memplan_affine::compat::mlir_constant_bound(&p, j, false)?,
+                });
+            }
+        }
     }
     Ok(out)
 }
