@@ -37,6 +37,12 @@ pub struct OptArgs {
 /// Pass flags of `memplan opt`.
 #[derive(clap::Args, Debug, Default)]
 pub struct PassArgs {
+    /// Fuse affine loop nests (producer-consumer and sibling) and shrink the intermediate
+    /// buffers to private ones; mlir-opt-22's options:
+    /// `--affine-loop-fusion="mode=greedy|producer|sibling maximal compute-tolerance=F
+    /// fast-mem-space=N local-buf-threshold=N"`. Runs before every other pass.
+    #[arg(long = "affine-loop-fusion", value_name = "OPTIONS", num_args = 0..=1, require_equals = true)]
+    pub affine_loop_fusion: Option<Option<String>>,
     /// Merge static allocations into one arena per allocation scope and memory space.
     /// Options mlir-opt style: `--merge-alloc="alignment=64 planner=portfolio"`, any planner
     /// of `memplan plan --algo` (e.g. `exact`), `analysis-only` to annotate instead of rewrite.
@@ -381,8 +387,27 @@ fn run_inner(args: &OptArgs) -> ExitCode {
             return fail(&d);
         }
     }
+    // The dependence analysis reads the input as written, before any transform.
     if args.passes.test_memref_dependence_check {
         print_dependence_remarks(&m, &sm);
+    }
+    // Loop fusion first: it changes which buffers exist, which merge-alloc then packs.
+    if let Some(text) = &args.passes.affine_loop_fusion {
+        use memplan_passes::transform::affine_fusion::{affine_loop_fusion, AffineFusionOptions};
+        let opts = match text {
+            Some(t) => match AffineFusionOptions::parse(t) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("{}: error: {e}", sm.name());
+                    return ExitCode::from(2);
+                }
+            },
+            None => AffineFusionOptions::default(),
+        };
+        let report = affine_loop_fusion(&mut m, &opts);
+        if args.passes.remarks {
+            print_remarks(&report.remarks, &sm);
+        }
     }
     {
         use memplan_passes::transform::memref_lifetime as ml;
@@ -434,6 +459,7 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     }
     // A pass re-verifies what it produced: invalid IR is never printed.
     if args.passes.merge_alloc.is_some()
+        || args.passes.affine_loop_fusion.is_some()
         || args.passes.merge_shared_memory.is_some()
         || args.passes.llvm_lifetime_markers
     {

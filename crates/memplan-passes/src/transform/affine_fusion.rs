@@ -1,0 +1,2077 @@
+//! `--affine-loop-fusion`: producer-consumer and sibling fusion of a function's top-level
+//! `affine.for` nests, then private, shrunk buffers for the intermediates (seed 003,
+//! issue 14; the options and the cost model mirror MLIR's `LoopFusion.cpp`).
+//!
+//! How a fusion is decided:
+//!
+//! - **Slice.** For a source nest `S` and a destination nest `D` fused at depth `d` (the
+//!   outer `d` loops of `D` that enclose all of its accesses to the shared buffers), the
+//!   slice is, per iteration `x` of those loops, the box of `S` iterations (along the loops
+//!   enclosing all of `S`'s relevant accesses) that `D`'s iteration `x` needs: for
+//!   producer-consumer fusion the `S` iterations that last wrote what `D` reads there
+//!   (the union over all of `D`'s loads), for sibling fusion the `S` iterations reading the
+//!   same elements. The box's lower corner is fitted as an affine function of `x` with a
+//!   constant width, and clamped to `S`'s own bounds (`max`/`min` bound maps).
+//! - **Legality, exactly.** The candidate program (slice inserted, source removed or kept,
+//!   deallocations of moved buffers moved after the fused nest, buffers shrunk) is executed
+//!   abstractly, iteration by iteration, next to the original: every load must read the
+//!   value written by the *same* store instance (op, iteration vector of its original
+//!   loops) as in the original, every executed instance must exist in the original, no
+//!   access may go out of bounds or touch a deallocated buffer, and the final contents of
+//!   every buffer the caller can see must come from the same instances. This covers RAW,
+//!   WAR and WAW dependences, loop-carried ones and those through nests in between, and
+//!   recomputation; a fusion that fails it is left alone with a remark. The check needs
+//!   loop bounds that evaluate to constants (symbols may appear in subscripts of buffers
+//!   the function never writes) and at most a few million accesses per function.
+//! - **Cost** (upstream's): the op instances of the fused nest against those of the two
+//!   nests (`compute-tolerance`, default 0.30, ignored with `maximal`); among acceptable
+//!   depths the one whose slice writes the smallest region wins (ties: the deeper one).
+//! - **Shrinking.** A buffer allocated in the function and used only by affine loads and
+//!   stores inside top-level nests (and `memref.dealloc`s, which are not escaping uses) is
+//!   replaced by one holding, per nest, the footprint of one iteration of the loops
+//!   enclosing all its accesses there, with indices rebased on an affine offset of those
+//!   loops' induction variables; checked the same way.
+//!
+//! Greedy mode runs producer-consumer fusion (a source with several consumers is fused
+//! into all of them and then removed, or not at all), sibling fusion (kept only when it does
+//! not make shrinking worse), producer-consumer fusion again, then shrinking; `producer` and
+//! `sibling` run only their kind.
+
+use memplan_ir::fxhash::{FxHashMap, FxHashSet};
+use memplan_ir::{
+    AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Type,
+    TypeKind, ValueDef, ValueId,
+};
+
+use crate::remarks::Remark;
+
+/// Which fusions to perform (upstream's `mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FusionMode {
+    /// Producer-consumer, then sibling, then producer-consumer again.
+    Greedy,
+    /// Producer-consumer only.
+    Producer,
+    /// Sibling only.
+    Sibling,
+}
+
+/// Options of `--affine-loop-fusion` (mlir-opt-22's names and defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AffineFusionOptions {
+    /// `mode=greedy|producer|sibling`.
+    pub mode: FusionMode,
+    /// `maximal`: fuse at the best legal depth whatever the redundant computation.
+    pub maximal: bool,
+    /// `compute-tolerance`: accepted fraction of additional computation (0.30).
+    pub compute_tolerance: f64,
+    /// `fast-mem-space`: memory space for private buffers under the threshold.
+    pub fast_mem_space: Option<u64>,
+    /// `local-buf-threshold`: KiB; private buffers up to this size go to `fast-mem-space`.
+    pub local_buf_threshold_kib: u64,
+}
+
+impl Default for AffineFusionOptions {
+    fn default() -> Self {
+        AffineFusionOptions {
+            mode: FusionMode::Greedy,
+            maximal: false,
+            compute_tolerance: 0.30,
+            fast_mem_space: None,
+            local_buf_threshold_kib: 0,
+        }
+    }
+}
+
+impl AffineFusionOptions {
+    /// Parses `mode=greedy maximal compute-tolerance=0.5 ...` (spaces or commas, optional
+    /// braces). Unknown keys and bad values are errors.
+    pub fn parse(text: &str) -> Result<AffineFusionOptions, String> {
+        let mut o = AffineFusionOptions::default();
+        for (key, value) in super::option_items(text) {
+            let bad = |why: &str| {
+                format!("invalid value '{value}' for affine-loop-fusion option '{key}': {why}")
+            };
+            match key {
+                "mode" => {
+                    o.mode = match value {
+                        "greedy" => FusionMode::Greedy,
+                        "producer" => FusionMode::Producer,
+                        "sibling" => FusionMode::Sibling,
+                        _ => return Err(bad("expected greedy, producer or sibling")),
+                    }
+                }
+                "maximal" => {
+                    o.maximal = match value {
+                        "" | "true" | "1" => true,
+                        "false" | "0" => false,
+                        _ => return Err(bad("expected true or false")),
+                    }
+                }
+                "compute-tolerance" => {
+                    let v: f64 = value.parse().map_err(|_| bad("expected a number"))?;
+                    if !v.is_finite() || v < 0.0 {
+                        return Err(bad("expected a non-negative number"));
+                    }
+                    o.compute_tolerance = v;
+                }
+                "fast-mem-space" => {
+                    o.fast_mem_space =
+                        Some(value.parse().map_err(|_| bad("expected an unsigned integer"))?)
+                }
+                "local-buf-threshold" => {
+                    o.local_buf_threshold_kib = value
+                        .parse()
+                        .map_err(|_| bad("expected an unsigned integer"))?
+                }
+                _ => return Err(format!("unknown affine-loop-fusion option '{key}'")),
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// What the pass did.
+#[derive(Clone, Debug, Default)]
+pub struct FusionReport {
+    /// Why fusions or shrinkings were refused, and what was done.
+    pub remarks: Vec<Remark>,
+    /// Number of fusions performed.
+    pub fusions: usize,
+    /// Number of buffers replaced by smaller private ones.
+    pub shrunk: usize,
+}
+
+/// Runs the pass over every `func.func` of the module.
+pub fn affine_loop_fusion(m: &mut Module, opts: &AffineFusionOptions) -> FusionReport {
+    let mut report = FusionReport::default();
+    let top = m.body();
+    let funcs: Vec<OpId> = m
+        .block_ops(top)
+        .filter(|&o| m.op(o).name == "func.func")
+        .collect();
+    for f in funcs {
+        run_function(m, f, opts, &mut report);
+    }
+    report
+}
+
+// ======================================================================================
+// Small IR helpers
+// ======================================================================================
+
+fn name(m: &Module, op: OpId) -> &str {
+    m.op(op).name.as_str()
+}
+
+fn map_prop(m: &Module, op: OpId, key: &str) -> Option<AffineMap> {
+    match m.op(op).props.get(key).or_else(|| m.op(op).attrs.get(key)) {
+        Some(Attribute::AffineMap(a)) => Some(a.clone()),
+        _ => None,
+    }
+}
+
+fn set_prop(m: &Module, op: OpId, key: &str) -> Option<IntegerSet> {
+    match m.op(op).props.get(key).or_else(|| m.op(op).attrs.get(key)) {
+        Some(Attribute::IntegerSet(a)) => Some(a.clone()),
+        _ => None,
+    }
+}
+
+fn is_memref(m: &Module, v: ValueId) -> bool {
+    matches!(m.value_type(v).kind(), TypeKind::MemRef { .. })
+}
+
+/// The body block of a single-block op (loop, if-then).
+fn body(m: &Module, op: OpId, region: usize) -> Option<BlockId> {
+    let r = *m.regions(op).get(region)?;
+    m.region_blocks(r).first().copied()
+}
+
+/// `affine.for` parts: (lb map, lb operands, ub map, ub operands, step, inits).
+struct ForParts {
+    lb: AffineMap,
+    lb_ops: Vec<ValueId>,
+    ub: AffineMap,
+    ub_ops: Vec<ValueId>,
+    step: i64,
+    inits: Vec<ValueId>,
+}
+
+fn for_parts(m: &Module, op: OpId) -> Option<ForParts> {
+    let lb = map_prop(m, op, "lowerBoundMap")?;
+    let ub = map_prop(m, op, "upperBoundMap")?;
+    let step = m.op(op).props.get("step").and_then(|a| a.as_int())? as i64;
+    let ops = m.operands(op);
+    let nl = (lb.num_dims + lb.num_symbols) as usize;
+    let nu = (ub.num_dims + ub.num_symbols) as usize;
+    if ops.len() < nl + nu {
+        return None;
+    }
+    Some(ForParts {
+        lb_ops: ops[..nl].to_vec(),
+        ub_ops: ops[nl..nl + nu].to_vec(),
+        inits: ops[nl + nu..].to_vec(),
+        lb,
+        ub,
+        step,
+    })
+}
+
+fn for_iv(m: &Module, op: OpId) -> Option<ValueId> {
+    let b = body(m, op, 0)?;
+    m.block_args(b).first().copied()
+}
+
+/// The memref operand, map and subscript operands of an affine access, with its kind.
+fn access_parts(m: &Module, op: OpId) -> Option<(ValueId, AffineMap, Vec<ValueId>, bool)> {
+    let ops = m.operands(op);
+    match name(m, op) {
+        "affine.load" => Some((ops[0], map_prop(m, op, "map")?, ops[1..].to_vec(), false)),
+        "affine.store" => Some((ops[1], map_prop(m, op, "map")?, ops[2..].to_vec(), true)),
+        _ => None,
+    }
+}
+
+/// Top-level ancestor (in block `b`) of `op`.
+fn ancestor_in(m: &Module, mut op: OpId, b: BlockId) -> Option<OpId> {
+    loop {
+        if m.op_block(op) == Some(b) {
+            return Some(op);
+        }
+        op = m.parent_op(op)?;
+    }
+}
+
+/// The `affine.for` ops enclosing `op` up to and including `top` (outermost first).
+fn loops_within(m: &Module, op: OpId, top: OpId) -> Vec<OpId> {
+    let mut out = Vec::new();
+    let mut cur = if op == top { None } else { m.parent_op(op) };
+    if op == top && name(m, op) == "affine.for" {
+        out.push(op);
+    }
+    while let Some(p) = cur {
+        if name(m, p) == "affine.for" {
+            out.push(p);
+        }
+        if p == top {
+            break;
+        }
+        cur = m.parent_op(p);
+    }
+    out.reverse();
+    out
+}
+
+/// Longest common prefix of the enclosing loops of `ops` within `top`.
+fn common_chain(m: &Module, ops: &[OpId], top: OpId) -> Vec<OpId> {
+    let mut chain: Option<Vec<OpId>> = None;
+    for &o in ops {
+        let l = loops_within(m, o, top);
+        chain = Some(match chain {
+            None => l,
+            Some(c) => c
+                .iter()
+                .zip(l.iter())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| *a)
+                .collect(),
+        });
+    }
+    chain.unwrap_or_default()
+}
+
+/// The memref root (function argument or alloc result) of a memref value, if direct.
+fn root_of(m: &Module, v: ValueId) -> Option<ValueId> {
+    match m.value_def(v) {
+        ValueDef::BlockArg { .. } => Some(v),
+        ValueDef::OpResult { op, .. } => {
+            matches!(name(m, op), "memref.alloc" | "memref.alloca").then_some(v)
+        }
+        ValueDef::Placeholder => None,
+    }
+}
+
+/// Ops that compute on scalars only and may be cloned or recomputed freely.
+fn is_pure_scalar(m: &Module, op: OpId) -> bool {
+    let n = name(m, op);
+    let dialect_ok = n.starts_with("arith.")
+        || n.starts_with("math.")
+        || matches!(
+            n,
+            "affine.apply" | "affine.min" | "affine.max" | "affine.yield" | "index.constant"
+        );
+    dialect_ok
+        && m.regions(op).is_empty()
+        && !m.operands(op).iter().any(|&v| is_memref(m, v))
+        && !m.results(op).iter().any(|&v| is_memref(m, v))
+}
+
+/// A nest that may be cloned, sliced or removed: affine loops, ifs, loads, stores and
+/// pure scalar ops only, and no results used elsewhere.
+fn movable(m: &Module, nest: OpId) -> Result<(), String> {
+    if m.results(nest).iter().any(|&r| !m.uses(r).is_empty()) {
+        return Err("its results are used after it".into());
+    }
+    for o in m.walk_ops(nest) {
+        let n = name(m, o);
+        if matches!(n, "affine.for" | "affine.if" | "affine.load" | "affine.store") {
+            continue;
+        }
+        if !is_pure_scalar(m, o) {
+            return Err(format!("it contains '{n}'"));
+        }
+    }
+    Ok(())
+}
+
+/// Deep copy of `op` (detached); `vmap` maps outside values (identity by default) and
+/// receives the results and block arguments of the copies; `origin` records, for each new
+/// op, the op it was copied from (through earlier copies). `bounds` replaces the bounds of
+/// the listed loops: (lb map, lb operands, ub map, ub operands), operands before mapping.
+fn clone_op(
+    m: &mut Module,
+    op: OpId,
+    vmap: &mut FxHashMap<ValueId, ValueId>,
+    origin: &mut FxHashMap<OpId, OpId>,
+    bounds: &FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>,
+) -> OpId {
+    let get = |vmap: &FxHashMap<ValueId, ValueId>, v: ValueId| *vmap.get(&v).unwrap_or(&v);
+    let d = m.op(op).clone();
+    let mut st = OperationState::new(d.name.clone());
+    st.attrs = d.attrs.clone();
+    st.props = d.props.clone();
+    st.loc = d.loc().clone();
+    if let Some((lb, lbo, ub, ubo)) = bounds.get(&op) {
+        let parts = for_parts(m, op).expect("loop");
+        st.operands.extend(lbo.iter().map(|&v| get(vmap, v)));
+        st.operands.extend(ubo.iter().map(|&v| get(vmap, v)));
+        st.operands.extend(parts.inits.iter().map(|&v| get(vmap, v)));
+        st.props
+            .set("lowerBoundMap", Attribute::AffineMap(lb.clone()));
+        st.props
+            .set("upperBoundMap", Attribute::AffineMap(ub.clone()));
+        st.props.set(
+            "operandSegmentSizes",
+            Attribute::i32_array(&[lbo.len() as i64, ubo.len() as i64, parts.inits.len() as i64]),
+        );
+    } else {
+        st.operands = m.operands(op).iter().map(|&v| get(vmap, v)).collect();
+    }
+    st.result_types = m.results(op).iter().map(|&r| m.value_type(r).clone()).collect();
+    let regions: Vec<_> = m.regions(op).to_vec();
+    let mut new_regions = Vec::new();
+    for r in regions {
+        let nr = m.create_region();
+        for b in m.region_blocks(r).to_vec() {
+            let nb = m.create_block();
+            for a in m.block_args(b).to_vec() {
+                let ty = m.value_type(a).clone();
+                let na = m.add_block_arg(nb, ty, None);
+                vmap.insert(a, na);
+            }
+            m.append_block(nr, nb);
+            let ops: Vec<OpId> = m.block_ops(b).collect();
+            for o in ops {
+                let c = clone_op(m, o, vmap, origin, bounds);
+                m.append_op(nb, c);
+            }
+        }
+        new_regions.push(nr);
+    }
+    st.regions = new_regions;
+    let new = m.create_op(st);
+    for (i, &r) in m.results(op).to_vec().iter().enumerate() {
+        let nr = m.result(new, i);
+        vmap.insert(r, nr);
+    }
+    let o = *origin.get(&op).unwrap_or(&op);
+    origin.insert(new, o);
+    new
+}
+
+// ======================================================================================
+// Affine arithmetic on concrete values
+// ======================================================================================
+
+fn eval_expr(e: &AffineExpr, dims: &[i64], syms: &[i64]) -> Option<i64> {
+    Some(match e {
+        AffineExpr::Dim(i) => *dims.get(*i as usize)?,
+        AffineExpr::Symbol(i) => *syms.get(*i as usize)?,
+        AffineExpr::Const(c) => *c,
+        AffineExpr::Add(a, b) => eval_expr(a, dims, syms)?.checked_add(eval_expr(b, dims, syms)?)?,
+        AffineExpr::Mul(a, b) => eval_expr(a, dims, syms)?.checked_mul(eval_expr(b, dims, syms)?)?,
+        AffineExpr::Mod(a, b) => {
+            let (x, y) = (eval_expr(a, dims, syms)?, eval_expr(b, dims, syms)?);
+            if y <= 0 {
+                return None;
+            }
+            x.rem_euclid(y)
+        }
+        AffineExpr::FloorDiv(a, b) => {
+            let (x, y) = (eval_expr(a, dims, syms)?, eval_expr(b, dims, syms)?);
+            if y <= 0 {
+                return None;
+            }
+            x.div_euclid(y)
+        }
+        AffineExpr::CeilDiv(a, b) => {
+            let (x, y) = (eval_expr(a, dims, syms)?, eval_expr(b, dims, syms)?);
+            if y <= 0 {
+                return None;
+            }
+            let q = x.div_euclid(y);
+            if q.checked_mul(y)? == x {
+                q
+            } else {
+                q + 1
+            }
+        }
+    })
+}
+
+/// `Σ coef[k] * d(first + k) + c`.
+fn linear(coef: &[i64], first: u32, c: i64) -> AffineExpr {
+    let mut e: Option<AffineExpr> = None;
+    for (k, &a) in coef.iter().enumerate() {
+        if a == 0 {
+            continue;
+        }
+        let d = AffineExpr::Dim(first + k as u32);
+        let t = if a == 1 { d } else { d * AffineExpr::Const(a) };
+        e = Some(match e {
+            None => t,
+            Some(x) => x + t,
+        });
+    }
+    match e {
+        None => AffineExpr::Const(c),
+        Some(x) if c == 0 => x,
+        Some(x) => x + AffineExpr::Const(c),
+    }
+}
+
+/// Shifts the dims of `e` at or above `from` by `by`.
+fn shift_dims(e: &AffineExpr, from: u32, by: u32) -> AffineExpr {
+    let r = |x: &AffineExpr| Box::new(shift_dims(x, from, by));
+    match e {
+        AffineExpr::Dim(i) if *i >= from => AffineExpr::Dim(i + by),
+        AffineExpr::Dim(_) | AffineExpr::Symbol(_) | AffineExpr::Const(_) => e.clone(),
+        AffineExpr::Add(a, b) => AffineExpr::Add(r(a), r(b)),
+        AffineExpr::Mul(a, b) => AffineExpr::Mul(r(a), r(b)),
+        AffineExpr::Mod(a, b) => AffineExpr::Mod(r(a), r(b)),
+        AffineExpr::FloorDiv(a, b) => AffineExpr::FloorDiv(r(a), r(b)),
+        AffineExpr::CeilDiv(a, b) => AffineExpr::CeilDiv(r(a), r(b)),
+    }
+}
+
+/// An affine cover of per-point ranges: `lo(x) = Σ slope·x + c0`, `[lo(x), lo(x) + width)`.
+#[derive(Clone, Debug, PartialEq)]
+struct Cover {
+    slope: Vec<i64>,
+    c0: i64,
+    width: i64,
+}
+
+/// Fits a cover to `points`: (x, min, max). Slopes are the most frequent unit differences
+/// of `min` along each coordinate; the offset and width then cover every point.
+fn fit_cover(points: &[(Vec<i64>, i64, i64)]) -> Option<Cover> {
+    let first = points.first()?;
+    let n = first.0.len();
+    let index: FxHashMap<&[i64], i64> = points.iter().map(|(x, lo, _)| (x.as_slice(), *lo)).collect();
+    let mut slope = vec![0i64; n];
+    for (k, s) in slope.iter_mut().enumerate() {
+        let mut freq: FxHashMap<i64, usize> = FxHashMap::default();
+        let mut probe = Vec::new();
+        for (x, lo, _) in points {
+            probe.clear();
+            probe.extend_from_slice(x);
+            probe[k] += 1;
+            if let Some(&l2) = index.get(probe.as_slice()) {
+                *freq.entry(l2 - lo).or_default() += 1;
+            }
+        }
+        // Most frequent; ties go to the smaller magnitude, then the smaller value.
+        if let Some((&v, _)) = freq
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then((b.0.abs(), *b.0).cmp(&(a.0.abs(), *a.0))))
+        {
+            *s = v;
+        }
+    }
+    let dot = |x: &[i64]| -> Option<i64> {
+        x.iter()
+            .zip(&slope)
+            .try_fold(0i64, |acc, (a, b)| acc.checked_add(a.checked_mul(*b)?))
+    };
+    let mut c0 = i64::MAX;
+    for (x, lo, _) in points {
+        c0 = c0.min(lo.checked_sub(dot(x)?)?);
+    }
+    let mut width = 0i64;
+    for (x, _, hi) in points {
+        width = width.max(hi.checked_sub(dot(x)?.checked_add(c0)?)?.checked_add(1)?);
+    }
+    Some(Cover { slope, c0, width })
+}
+
+// ======================================================================================
+// The abstract execution
+// ======================================================================================
+
+/// Where a value in memory came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Prov {
+    /// The buffer's content before the function (or undefined, for a new buffer).
+    Init(u32, u128),
+    /// Written by this store instance (original op, packed original iteration vector).
+    Inst(OpId, u128),
+    /// Written by an opaque op (original op).
+    Opaque(OpId),
+}
+
+/// The store instance of a write (original op, packed original iteration vector).
+#[derive(Clone, Copy, Debug)]
+struct Writer {
+    op: OpId,
+    ivs: u128,
+}
+
+const PACK_BITS: u32 = 21;
+const PACK_MAX_LEN: usize = 6;
+
+fn pack(vals: impl Iterator<Item = i64>) -> Option<u128> {
+    let mut acc: u128 = 0;
+    let half = 1i64 << (PACK_BITS - 1);
+    for (i, v) in vals.enumerate() {
+        if i >= PACK_MAX_LEN || v < -half || v >= half {
+            return None;
+        }
+        acc = (acc << PACK_BITS) | (v + half) as u128;
+    }
+    Some(acc)
+}
+
+fn unpack(mut p: u128, n: usize) -> Vec<i64> {
+    let half = 1i64 << (PACK_BITS - 1);
+    let mut out = vec![0; n];
+    for k in (0..n).rev() {
+        out[k] = (p & ((1u128 << PACK_BITS) - 1)) as i64 - half;
+        p >>= PACK_BITS;
+    }
+    out
+}
+
+/// One access seen by an observer.
+struct Access<'b> {
+    op: OpId,
+    write: bool,
+    root: ValueId,
+    idx: &'b [i64],
+    stack: &'b [(OpId, i64)],
+    prev: Option<Writer>,
+}
+
+/// What the reference run of the original function recorded.
+#[derive(Default)]
+struct Reference {
+    loads: FxHashMap<(OpId, u128), Prov>,
+    stores: FxHashSet<(OpId, u128)>,
+    opaque_reads: FxHashMap<(OpId, u32, u128), Prov>,
+    finals: FxHashMap<(u32, u128), Prov>,
+}
+
+/// Upper bound on abstract events (accesses and ops) per run.
+const SIM_BUDGET: u64 = 6_000_000;
+
+struct Sim<'a> {
+    m: &'a Module,
+    origin: &'a FxHashMap<OpId, OpId>,
+    orig_loops: &'a FxHashMap<OpId, Vec<OpId>>,
+    env: FxHashMap<ValueId, i64>,
+    stack: Vec<(OpId, i64)>,
+    mem: FxHashMap<(u32, u128), (Prov, Writer)>,
+    shapes: FxHashMap<ValueId, Vec<i64>>,
+    freed: FxHashSet<ValueId>,
+    written: FxHashSet<ValueId>,
+    observable: FxHashSet<ValueId>,
+    reference: Option<&'a Reference>,
+    record: Reference,
+    counts: FxHashMap<OpId, u64>,
+    events: u64,
+    observer: Option<&'a mut dyn FnMut(&Access<'_>)>,
+}
+
+impl<'a> Sim<'a> {
+    fn new(
+        m: &'a Module,
+        origin: &'a FxHashMap<OpId, OpId>,
+        orig_loops: &'a FxHashMap<OpId, Vec<OpId>>,
+        reference: Option<&'a Reference>,
+    ) -> Sim<'a> {
+        Sim {
+            m,
+            origin,
+            orig_loops,
+            env: FxHashMap::default(),
+            stack: Vec::new(),
+            mem: FxHashMap::default(),
+            shapes: FxHashMap::default(),
+            freed: FxHashSet::default(),
+            written: FxHashSet::default(),
+            observable: FxHashSet::default(),
+            reference,
+            record: Reference::default(),
+            counts: FxHashMap::default(),
+            events: 0,
+            observer: None,
+        }
+    }
+
+    fn origin(&self, op: OpId) -> OpId {
+        *self.origin.get(&op).unwrap_or(&op)
+    }
+
+    /// Runs function `f`; in check mode, compares with the reference.
+    fn run(&mut self, f: OpId) -> Result<(), String> {
+        let entry = body(self.m, f, 0).ok_or("function without body")?;
+        // Buffers the function writes (anything else may be read with unknown subscripts).
+        for o in self.m.walk_ops(f) {
+            match name(self.m, o) {
+                "affine.store" | "memref.store" => {
+                    let v = self.m.operands(o)[1];
+                    self.written.insert(v);
+                }
+                "affine.load" | "memref.load" | "memref.dealloc" => {}
+                _ => {
+                    for &v in self.m.operands(o) {
+                        if is_memref(self.m, v) {
+                            self.written.insert(v);
+                        }
+                    }
+                }
+            }
+        }
+        for &a in self.m.block_args(entry) {
+            if is_memref(self.m, a) {
+                if let Some(s) = self.m.value_type(a).shape() {
+                    self.shapes.insert(a, s.to_vec());
+                }
+                self.observable.insert(a);
+            }
+        }
+        self.exec_block(entry)?;
+        if let Some(r) = self.reference {
+            let mut mine: FxHashMap<(u32, u128), Prov> = FxHashMap::default();
+            for (k, (p, _)) in &self.mem {
+                if self.observable.contains(&ValueId(k.0)) {
+                    mine.insert(*k, *p);
+                }
+            }
+            if mine != r.finals {
+                return Err("the final contents of a caller-visible buffer would differ".into());
+            }
+        } else {
+            for (k, (p, _)) in &self.mem {
+                if self.observable.contains(&ValueId(k.0)) {
+                    self.record.finals.insert(*k, *p);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn tick(&mut self) -> Result<(), String> {
+        self.events += 1;
+        if self.events > SIM_BUDGET {
+            return Err("too many iterations for the exact check".into());
+        }
+        Ok(())
+    }
+
+    fn eval(&self, v: ValueId, depth: u32) -> Option<i64> {
+        if let Some(&x) = self.env.get(&v) {
+            return Some(x);
+        }
+        if depth > 64 {
+            return None;
+        }
+        let op = self.m.defining_op(v)?;
+        let ops = self.m.operands(op);
+        match name(self.m, op) {
+            "arith.constant" | "index.constant" => {
+                self.m.op(op).props.get("value").or(self.m.op(op).attrs.get("value"))?.as_int().and_then(|x| i64::try_from(x).ok())
+            }
+            "arith.addi" => self.eval(ops[0], depth + 1)?.checked_add(self.eval(ops[1], depth + 1)?),
+            "arith.subi" => self.eval(ops[0], depth + 1)?.checked_sub(self.eval(ops[1], depth + 1)?),
+            "arith.muli" => self.eval(ops[0], depth + 1)?.checked_mul(self.eval(ops[1], depth + 1)?),
+            "affine.apply" | "affine.min" | "affine.max" => {
+                let map = map_prop(self.m, op, "map")?;
+                let vals = self.eval_map(&map, ops, depth + 1)?;
+                match name(self.m, op) {
+                    "affine.apply" => vals.first().copied(),
+                    "affine.min" => vals.into_iter().min(),
+                    _ => vals.into_iter().max(),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn eval_map(&self, map: &AffineMap, ops: &[ValueId], depth: u32) -> Option<Vec<i64>> {
+        let nd = map.num_dims as usize;
+        let mut vals = Vec::with_capacity(ops.len());
+        for &o in ops {
+            vals.push(self.eval(o, depth)?);
+        }
+        if vals.len() != nd + map.num_symbols as usize {
+            return None;
+        }
+        map.results
+            .iter()
+            .map(|e| eval_expr(e, &vals[..nd], &vals[nd..]))
+            .collect()
+    }
+
+    /// Identity of an instance of `op`: its original op and the ivs of its original loops.
+    fn identity(&self, op: OpId) -> Result<(OpId, u128), String> {
+        let o = self.origin(op);
+        let loops = self.orig_loops.get(&o).ok_or("an op of unknown origin")?;
+        let mut vals = Vec::with_capacity(loops.len());
+        for l in loops {
+            let v = self
+                .stack
+                .iter()
+                .rev()
+                .find(|(cur, _)| self.origin(*cur) == *l)
+                .ok_or("an op outside its original loops")?
+                .1;
+            vals.push(v);
+        }
+        Ok((o, pack(vals.into_iter()).ok_or("iteration vector out of range")?))
+    }
+
+    fn root(&self, v: ValueId) -> Result<ValueId, String> {
+        root_of(self.m, v).ok_or_else(|| "a memref that is not an allocation or argument".into())
+    }
+
+    fn location(&self, root: ValueId, idx: &[i64]) -> Result<u128, String> {
+        if let Some(shape) = self.shapes.get(&root) {
+            if shape.len() != idx.len() {
+                return Err("subscript count differs from rank".into());
+            }
+            for (&i, &s) in idx.iter().zip(shape) {
+                if i < 0 || (s >= 0 && i >= s) {
+                    return Err("an access out of bounds".into());
+                }
+            }
+        }
+        pack(idx.iter().copied()).ok_or_else(|| "subscript out of range".into())
+    }
+
+    fn access(
+        &mut self,
+        op: OpId,
+        mref: ValueId,
+        map: &AffineMap,
+        operands: &[ValueId],
+        write: bool,
+    ) -> Result<(), String> {
+        self.tick()?;
+        let root = self.root(mref)?;
+        if self.freed.contains(&root) {
+            return Err("an access to a deallocated buffer".into());
+        }
+        let Some(idx) = self.eval_map(map, operands, 0) else {
+            if !write && !self.written.contains(&root) {
+                // A buffer the function never writes: the same subscripts read the same data.
+                return Ok(());
+            }
+            return Err("subscripts that do not evaluate to constants".into());
+        };
+        let loc = self.location(root, &idx)?;
+        let key = (root.0, loc);
+        let id = self.identity(op)?;
+        if let Some(obs) = self.observer.as_mut() {
+            let prev = self.mem.get(&key).map(|x| x.1);
+            obs(&Access {
+                op,
+                write,
+                root,
+                idx: &idx,
+                stack: &self.stack,
+                prev,
+            });
+        }
+        if write {
+            match self.reference {
+                Some(r) => {
+                    if !r.stores.contains(&id) {
+                        return Err("a store instance that the original never executes".into());
+                    }
+                }
+                None => {
+                    self.record.stores.insert(id);
+                }
+            }
+            let w = Writer {
+                op: id.0,
+                ivs: id.1,
+            };
+            self.mem.insert(key, (Prov::Inst(id.0, id.1), w));
+        } else {
+            let p = self
+                .mem
+                .get(&key)
+                .map(|x| x.0)
+                .unwrap_or(Prov::Init(root.0, loc));
+            match self.reference {
+                Some(r) => match r.loads.get(&id) {
+                    None => return Err("a load instance that the original never executes".into()),
+                    Some(q) if *q != p => {
+                        return Err(format!(
+                            "a load would read a value other than the original's ({})",
+                            describe(self.m, self.origin(op))
+                        ))
+                    }
+                    _ => {}
+                },
+                None => {
+                    self.record.loads.insert(id, p);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads then clobbers every element of a buffer (an op the pass does not model).
+    fn opaque(&mut self, op: OpId, v: ValueId, writes: bool) -> Result<(), String> {
+        let root = self.root(v)?;
+        let shape = self
+            .shapes
+            .get(&root)
+            .filter(|s| s.iter().all(|&d| d >= 0))
+            .cloned()
+            .ok_or("an unmodelled op on a dynamically shaped buffer")?;
+        let total: i64 = shape.iter().product();
+        if total > 1 << 22 {
+            return Err("an unmodelled op on a large buffer".into());
+        }
+        let o = self.origin(op);
+        let mut idx = vec![0i64; shape.len()];
+        for _ in 0..total {
+            self.tick()?;
+            let loc = self.location(root, &idx)?;
+            let key = (root.0, loc);
+            let p = self
+                .mem
+                .get(&key)
+                .map(|x| x.0)
+                .unwrap_or(Prov::Init(root.0, loc));
+            match self.reference {
+                Some(r) => {
+                    if r.opaque_reads.get(&(o, root.0, loc)) != Some(&p) {
+                        return Err(format!(
+                            "'{}' would see different buffer contents",
+                            name(self.m, op)
+                        ));
+                    }
+                }
+                None => {
+                    self.record.opaque_reads.insert((o, root.0, loc), p);
+                }
+            }
+            if writes {
+                let w = Writer { op: o, ivs: 0 };
+                self.mem.insert(key, (Prov::Opaque(o), w));
+            }
+            for k in (0..shape.len()).rev() {
+                idx[k] += 1;
+                if idx[k] < shape[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+        Ok(())
+    }
+
+    fn exec_block(&mut self, b: BlockId) -> Result<(), String> {
+        let ops: Vec<OpId> = self.m.block_ops(b).collect();
+        for op in ops {
+            self.exec_op(op)?;
+        }
+        Ok(())
+    }
+
+    fn exec_op(&mut self, op: OpId) -> Result<(), String> {
+        let m = self.m;
+        let n = name(m, op);
+        if n != "affine.for" && n != "affine.if" {
+            *self.counts.entry(op).or_default() += 1;
+        }
+        match n {
+            "affine.for" => {
+                let p = for_parts(m, op).ok_or("malformed affine.for")?;
+                let lb = self
+                    .eval_map(&p.lb, &p.lb_ops, 0)
+                    .and_then(|v| v.into_iter().max())
+                    .ok_or("a loop bound that does not evaluate to a constant")?;
+                let ub = self
+                    .eval_map(&p.ub, &p.ub_ops, 0)
+                    .and_then(|v| v.into_iter().min())
+                    .ok_or("a loop bound that does not evaluate to a constant")?;
+                if p.step <= 0 {
+                    return Err("a non-positive step".into());
+                }
+                let b = body(m, op, 0).ok_or("loop without body")?;
+                let iv = m.block_args(b)[0];
+                let mut i = lb;
+                while i < ub {
+                    self.tick()?;
+                    self.env.insert(iv, i);
+                    self.stack.push((op, i));
+                    self.exec_block(b)?;
+                    self.stack.pop();
+                    i = i.checked_add(p.step).ok_or("loop overflow")?;
+                }
+                self.env.remove(&iv);
+            }
+            "affine.if" => {
+                let set = set_prop(m, op, "condition").ok_or("malformed affine.if")?;
+                let ops = m.operands(op);
+                let mut vals = Vec::new();
+                for &v in ops {
+                    vals.push(self.eval(v, 0).ok_or("an affine.if operand that does not evaluate")?);
+                }
+                let nd = set.num_dims as usize;
+                if vals.len() != nd + set.num_symbols as usize {
+                    return Err("malformed affine.if".into());
+                }
+                let mut holds = true;
+                for (e, eq) in &set.constraints {
+                    let v = eval_expr(e, &vals[..nd], &vals[nd..])
+                        .ok_or("an affine.if condition that does not evaluate")?;
+                    if (*eq && v != 0) || (!*eq && v < 0) {
+                        holds = false;
+                    }
+                }
+                let region = if holds { 0 } else { 1 };
+                if let Some(b) = body(m, op, region) {
+                    self.exec_block(b)?;
+                }
+            }
+            "affine.load" | "affine.store" => {
+                let (mref, map, idx, write) = access_parts(m, op).ok_or("malformed access")?;
+                self.access(op, mref, &map, &idx, write)?;
+            }
+            "memref.load" | "memref.store" => {
+                let ops = m.operands(op);
+                let write = n == "memref.store";
+                let mref = if write { ops[1] } else { ops[0] };
+                let idx = if write { &ops[2..] } else { &ops[1..] };
+                let map = AffineMap {
+                    num_dims: idx.len() as u32,
+                    num_symbols: 0,
+                    results: (0..idx.len() as u32).map(AffineExpr::Dim).collect(),
+                };
+                self.access(op, mref, &map, idx, write)?;
+            }
+            "memref.alloc" | "memref.alloca" => {
+                if !self.stack.is_empty() {
+                    return Err("an allocation inside a loop".into());
+                }
+                let r = m.result(op, 0);
+                let shape = m.value_type(r).shape().ok_or("unranked allocation")?.to_vec();
+                self.shapes.insert(r, shape);
+                // A new buffer: forget anything an earlier run of this op left.
+                self.mem.retain(|k, _| k.0 != r.0);
+                self.freed.remove(&r);
+            }
+            "memref.dealloc" => {
+                if !self.stack.is_empty() {
+                    return Err("a deallocation inside a loop".into());
+                }
+                let r = self.root(m.operands(op)[0])?;
+                self.freed.insert(r);
+            }
+            "func.return" => {
+                for &v in m.operands(op) {
+                    if is_memref(m, v) {
+                        let r = self.root(v)?;
+                        self.observable.insert(r);
+                    }
+                }
+            }
+            _ => {
+                if !m.regions(op).is_empty() {
+                    return Err(format!("'{n}' (an op with regions the pass does not model)"));
+                }
+                if m.results(op).iter().any(|&r| is_memref(m, r)) {
+                    return Err(format!("'{n}' (a view or cast of a buffer)"));
+                }
+                let mrefs: Vec<ValueId> =
+                    m.operands(op).iter().copied().filter(|&v| is_memref(m, v)).collect();
+                if !mrefs.is_empty() {
+                    if !self.stack.is_empty() {
+                        return Err(format!("'{n}' on a buffer inside a loop"));
+                    }
+                    for v in mrefs {
+                        self.opaque(op, v, true)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn describe(_m: &Module, op: OpId) -> String {
+    format!("op #{}", op.0)
+}
+
+// ======================================================================================
+// The pass
+// ======================================================================================
+
+#[derive(Clone)]
+struct State {
+    m: Module,
+    origin: FxHashMap<OpId, OpId>,
+}
+
+struct FnCtx<'a> {
+    func: OpId,
+    entry: BlockId,
+    orig_loops: FxHashMap<OpId, Vec<OpId>>,
+    reference: Reference,
+    opts: &'a AffineFusionOptions,
+    remarks: Vec<Remark>,
+    fusions: usize,
+    shrunk: usize,
+}
+
+impl FnCtx<'_> {
+    fn remark(&mut self, st: &State, op: OpId, msg: String) {
+        let span = st.m.op(op).span;
+        let text = format!("affine-loop-fusion: {msg}");
+        if !self.remarks.iter().any(|r| r.message == text && r.span == span) {
+            self.remarks.push(Remark {
+                op,
+                span,
+                message: text,
+            });
+        }
+    }
+
+    fn simulate<'s>(
+        &'s self,
+        st: &'s State,
+        observer: Option<&'s mut dyn FnMut(&Access<'_>)>,
+    ) -> Result<FxHashMap<OpId, u64>, String> {
+        let mut sim = Sim::new(&st.m, &st.origin, &self.orig_loops, Some(&self.reference));
+        sim.observer = observer;
+        sim.run(self.func)?;
+        Ok(sim.counts)
+    }
+
+    fn nests(&self, st: &State) -> Vec<OpId> {
+        st.m
+            .block_ops(self.entry)
+            .filter(|&o| name(&st.m, o) == "affine.for")
+            .collect()
+    }
+}
+
+fn pos(m: &Module, b: BlockId, op: OpId) -> usize {
+    m.block_ops(b).position(|o| o == op).unwrap_or(usize::MAX)
+}
+
+fn loc_text(m: &Module, op: OpId) -> String {
+    let _ = m;
+    format!("#{}", op.0)
+}
+
+fn run_function(m: &mut Module, f: OpId, opts: &AffineFusionOptions, report: &mut FusionReport) {
+    let Some(entry) = body(m, f, 0) else {
+        return;
+    };
+    if m.region_blocks(m.regions(f)[0]).len() != 1 {
+        return;
+    }
+    let nests: Vec<OpId> = m
+        .block_ops(entry)
+        .filter(|&o| name(m, o) == "affine.for")
+        .collect();
+    if nests.len() < 2 && !has_shrinkable(m, entry) {
+        return;
+    }
+    // Original loops of every op (the identity of its instances).
+    let mut orig_loops: FxHashMap<OpId, Vec<OpId>> = FxHashMap::default();
+    for o in m.walk_ops(f) {
+        let mut l = Vec::new();
+        let mut cur = m.parent_op(o);
+        while let Some(p) = cur {
+            if p == f {
+                break;
+            }
+            if name(m, p) == "affine.for" {
+                l.push(p);
+            }
+            cur = m.parent_op(p);
+        }
+        l.reverse();
+        orig_loops.insert(o, l);
+    }
+    let origin = FxHashMap::default();
+    let reference = {
+        let mut sim = Sim::new(m, &origin, &orig_loops, None);
+        match sim.run(f) {
+            Ok(()) => std::mem::take(&mut sim.record),
+            Err(why) => {
+                if nests.len() >= 2 {
+                    report.remarks.push(Remark {
+                        op: f,
+                        span: m.op(f).span,
+                        message: format!(
+                            "affine-loop-fusion: function left alone: the exact dependence check cannot model it: {why}"
+                        ),
+                    });
+                }
+                return;
+            }
+        }
+    };
+    let mut ctx = FnCtx {
+        func: f,
+        entry,
+        orig_loops,
+        reference,
+        opts,
+        remarks: Vec::new(),
+        fusions: 0,
+        shrunk: 0,
+    };
+    let mut st = State {
+        m: m.clone(),
+        origin,
+    };
+    match opts.mode {
+        FusionMode::Greedy => {
+            producer_consumer(&mut ctx, &mut st);
+            sibling(&mut ctx, &mut st);
+            producer_consumer(&mut ctx, &mut st);
+        }
+        FusionMode::Producer => producer_consumer(&mut ctx, &mut st),
+        FusionMode::Sibling => sibling(&mut ctx, &mut st),
+    }
+    shrink_all(&mut ctx, &mut st, true);
+    *m = st.m;
+    report.remarks.append(&mut ctx.remarks);
+    report.fusions += ctx.fusions;
+    report.shrunk += ctx.shrunk;
+}
+
+fn has_shrinkable(m: &Module, entry: BlockId) -> bool {
+    m.block_ops(entry)
+        .any(|o| matches!(name(m, o), "memref.alloc" | "memref.alloca"))
+        && m.block_ops(entry).any(|o| name(m, o) == "affine.for")
+}
+
+/// Roots of the buffers `nest` stores to / loads from.
+fn roots_accessed(m: &Module, nest: OpId, write: bool) -> Vec<ValueId> {
+    let mut out = Vec::new();
+    for o in m.walk_ops(nest) {
+        if let Some((mref, _, _, w)) = access_parts(m, o) {
+            if w == write {
+                if let Some(r) = root_of(m, mref) {
+                    if !out.contains(&r) {
+                        out.push(r);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn accesses_to(m: &Module, nest: OpId, roots: &[ValueId], want: Option<bool>) -> Vec<OpId> {
+    m.walk_ops(nest)
+        .into_iter()
+        .filter(|&o| {
+            access_parts(m, o).is_some_and(|(mref, _, _, w)| {
+                want.is_none_or(|x| x == w) && root_of(m, mref).is_some_and(|r| roots.contains(&r))
+            })
+        })
+        .collect()
+}
+
+/// Builds bounds for the slice loops of `chain` (in the source) from `covers`, as functions
+/// of `xs` (the destination's induction variables). A `None` cover keeps the loop's bounds.
+#[allow(clippy::type_complexity)]
+fn slice_bounds(
+    m: &Module,
+    chain: &[OpId],
+    covers: &[Option<Cover>],
+    xs: &[ValueId],
+) -> Result<FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>, String> {
+    let mut out = FxHashMap::default();
+    let d = xs.len() as u32;
+    for (l, c) in chain.iter().zip(covers) {
+        let Some(c) = c else { continue };
+        let p = for_parts(m, *l).ok_or("malformed loop")?;
+        let build = |orig: &AffineMap, ops: &[ValueId], extra: AffineExpr| {
+            let mut results = vec![extra];
+            results.extend(orig.results.iter().map(|e| shift_dims(e, 0, d)));
+            let map = AffineMap {
+                num_dims: orig.num_dims + d,
+                num_symbols: orig.num_symbols,
+                results,
+            };
+            let nd = orig.num_dims as usize;
+            let mut operands = xs.to_vec();
+            operands.extend_from_slice(&ops[..nd]);
+            operands.extend_from_slice(&ops[nd..]);
+            (map, operands)
+        };
+        let lo = linear(&c.slope, 0, c.c0);
+        let hi = linear(&c.slope, 0, c.c0.checked_add(c.width).ok_or("overflow")?);
+        let (lbm, lbo) = build(&p.lb, &p.lb_ops, lo);
+        let (ubm, ubo) = build(&p.ub, &p.ub_ops, hi);
+        out.insert(*l, (lbm, lbo, ubm, ubo));
+    }
+    Ok(out)
+}
+
+/// Per destination prefix (first `d` values of the recorded x), the min/max of each
+/// source chain level; then a cover per level.
+fn covers_at(records: &[(Vec<i64>, Vec<i64>)], d: usize, k: usize) -> Option<Vec<Cover>> {
+    let mut per: FxHashMap<Vec<i64>, Vec<(i64, i64)>> = FxHashMap::default();
+    for (x, y) in records {
+        let e = per
+            .entry(x[..d].to_vec())
+            .or_insert_with(|| vec![(i64::MAX, i64::MIN); k]);
+        for j in 0..k {
+            e[j].0 = e[j].0.min(y[j]);
+            e[j].1 = e[j].1.max(y[j]);
+        }
+    }
+    let mut keys: Vec<&Vec<i64>> = per.keys().collect();
+    keys.sort();
+    let mut out = Vec::new();
+    for j in 0..k {
+        let pts: Vec<(Vec<i64>, i64, i64)> = keys
+            .iter()
+            .map(|x| ((*x).clone(), per[*x][j].0, per[*x][j].1))
+            .collect();
+        out.push(fit_cover(&pts)?);
+    }
+    Some(out)
+}
+
+/// Ops of `st` nested in `nest` (itself included).
+fn cost_of(m: &Module, counts: &FxHashMap<OpId, u64>, nest: OpId) -> u64 {
+    m.walk_ops(nest)
+        .iter()
+        .map(|o| counts.get(o).copied().unwrap_or(0))
+        .sum()
+}
+
+/// Upper corner minus lower corner of the boxes of `points` (per key) for the accesses.
+fn region_elems(boxes: &FxHashMap<Vec<i64>, Vec<(i64, i64)>>) -> u64 {
+    let mut ext: Vec<i64> = Vec::new();
+    for b in boxes.values() {
+        if ext.len() < b.len() {
+            ext.resize(b.len(), 0);
+        }
+        for (j, (lo, hi)) in b.iter().enumerate() {
+            ext[j] = ext[j].max(hi - lo + 1);
+        }
+    }
+    ext.iter().map(|&e| e.max(0) as u64).product::<u64>().max(1)
+}
+
+fn elem_bytes(m: &Module, root: ValueId) -> u64 {
+    m.value_type(root)
+        .element_type()
+        .and_then(|t| t.byte_size())
+        .unwrap_or(4)
+}
+
+/// Kind of fusion attempted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Producer,
+    Sibling,
+}
+
+struct Candidate {
+    st: State,
+    depth: usize,
+    storage_reduction: f64,
+    extra: f64,
+}
+
+/// Tries to fuse `src` into `dst`, returning the best candidate over the depths.
+fn fuse_best(
+    ctx: &FnCtx<'_>,
+    st: &State,
+    src: OpId,
+    dst: OpId,
+    kind: Kind,
+    remove_src: bool,
+) -> Result<Candidate, String> {
+    let m = &st.m;
+    movable(m, src).map_err(|e| format!("the source nest cannot be moved: {e}"))?;
+    let shared: Vec<ValueId> = match kind {
+        Kind::Producer => {
+            let w = roots_accessed(m, src, true);
+            roots_accessed(m, dst, false)
+                .into_iter()
+                .filter(|r| w.contains(r))
+                .collect()
+        }
+        Kind::Sibling => {
+            let r = roots_accessed(m, src, false);
+            roots_accessed(m, dst, false)
+                .into_iter()
+                .filter(|x| r.contains(x))
+                .collect()
+        }
+    };
+    if shared.is_empty() {
+        return Err("no shared buffer".into());
+    }
+    let dst_ops = accesses_to(m, dst, &shared, None);
+    let dst_chain = common_chain(m, &dst_ops, dst);
+    let src_ops = match kind {
+        Kind::Producer => accesses_to(m, src, &shared, Some(true)),
+        Kind::Sibling => accesses_to(m, src, &shared, Some(false)),
+    };
+    let src_chain = common_chain(m, &src_ops, src);
+    if dst_chain.is_empty() || src_chain.is_empty() {
+        return Err("no common loop".into());
+    }
+    let k = src_chain.len();
+    let dn = dst_chain.len();
+    // One run of the current program: which source iterations each destination iteration
+    // needs, and the costs.
+    let mut records: Vec<(Vec<i64>, Vec<i64>)> = Vec::new();
+    let mut sib_dst: Vec<(Vec<i64>, u32, u128)> = Vec::new();
+    let mut sib_src: FxHashMap<(u32, u128), Vec<Vec<i64>>> = FxHashMap::default();
+    let mut src_box: Vec<(i64, i64)> = Vec::new();
+    let src_set: FxHashSet<OpId> = m.walk_ops(src).into_iter().collect();
+    let dst_set: FxHashSet<OpId> = m.walk_ops(dst).into_iter().collect();
+    let shared_set: FxHashSet<ValueId> = shared.iter().copied().collect();
+    let origin_of = |o: &OpId| *st.origin.get(o).unwrap_or(o);
+    let src_store_origins: FxHashSet<OpId> = src_ops.iter().map(origin_of).collect();
+    let src_chain_origins: Vec<OpId> = src_chain.iter().map(origin_of).collect();
+    let counts = {
+        let mut obs = |a: &Access<'_>| {
+            if !shared_set.contains(&a.root) {
+                return;
+            }
+            let chain_vals = |chain: &[OpId], stack: &[(OpId, i64)]| -> Option<Vec<i64>> {
+                chain
+                    .iter()
+                    .map(|l| stack.iter().find(|(o, _)| o == l).map(|x| x.1))
+                    .collect()
+            };
+            if src_set.contains(&a.op) && a.write {
+                if src_box.len() < a.idx.len() {
+                    src_box.resize(a.idx.len(), (i64::MAX, i64::MIN));
+                }
+                for (j, &i) in a.idx.iter().enumerate() {
+                    src_box[j].0 = src_box[j].0.min(i);
+                    src_box[j].1 = src_box[j].1.max(i);
+                }
+            }
+            match kind {
+                Kind::Producer => {
+                    if a.write || !dst_set.contains(&a.op) {
+                        return;
+                    }
+                    let Some(w) = a.prev else { return };
+                    if !src_store_origins.contains(&w.op) {
+                        return;
+                    }
+                    let Some(loops) = ctx.orig_loops.get(&w.op) else {
+                        return;
+                    };
+                    let ws = unpack(w.ivs, loops.len());
+                    // The writer's values of the source chain loops (through their origins).
+                    let y: Option<Vec<i64>> = src_chain_origins
+                        .iter()
+                        .map(|l| loops.iter().position(|x| x == l).map(|p| ws[p]))
+                        .collect();
+                    let Some(y) = y else { return };
+                    if let Some(x) = chain_vals(&dst_chain, a.stack) {
+                        records.push((x, y));
+                    }
+                }
+                Kind::Sibling => {
+                    if a.write {
+                        return;
+                    }
+                    let Some(loc) = pack(a.idx.iter().copied()) else {
+                        return;
+                    };
+                    if dst_set.contains(&a.op) {
+                        if let Some(x) = chain_vals(&dst_chain, a.stack) {
+                            sib_dst.push((x, a.root.0, loc));
+                        }
+                    } else if src_set.contains(&a.op) {
+                        if let Some(y) = chain_vals(&src_chain, a.stack) {
+                            sib_src.entry((a.root.0, loc)).or_default().push(y);
+                        }
+                    }
+                }
+            }
+        };
+        ctx.simulate(st, Some(&mut obs))?
+    };
+    if kind == Kind::Sibling {
+        for (x, r, loc) in &sib_dst {
+            if let Some(ys) = sib_src.get(&(*r, *loc)) {
+                for y in ys {
+                    records.push((x.clone(), y.clone()));
+                }
+            }
+        }
+    }
+    if records.is_empty() {
+        return Err("no dependence to fuse along".into());
+    }
+    let src_cost = cost_of(m, &counts, src) as f64;
+    let dst_cost = cost_of(m, &counts, dst) as f64;
+    let elem = shared.iter().map(|&r| elem_bytes(m, r)).max().unwrap_or(4);
+    let src_region = src_box
+        .iter()
+        .map(|(lo, hi)| (hi - lo + 1).max(0) as u64)
+        .product::<u64>()
+        .max(1)
+        * elem;
+    let mut best: Option<Candidate> = None;
+    let mut why: Vec<String> = Vec::new();
+    for d in (1..=dn).rev() {
+        let Some(covers) = covers_at(&records, d, k) else {
+            continue;
+        };
+        // Loops carrying values keep their full range.
+        let covers: Vec<Option<Cover>> = covers
+            .into_iter()
+            .zip(&src_chain)
+            .map(|(c, &l)| {
+                let carried = for_parts(m, l).is_some_and(|p| !p.inits.is_empty());
+                (!carried).then_some(c)
+            })
+            .collect();
+        let xs: Vec<ValueId> = dst_chain[..d]
+            .iter()
+            .filter_map(|&l| for_iv(m, l))
+            .collect();
+        let bounds = match slice_bounds(m, &src_chain, &covers, &xs) {
+            Ok(b) => b,
+            Err(e) => {
+                why.push(format!("depth {d}: {e}"));
+                continue;
+            }
+        };
+        let mut cand = st.clone();
+        let clone_root = match build_fused(&mut cand, ctx.entry, src, dst, &dst_chain[d - 1], kind, &bounds, remove_src) {
+            Ok(c) => c,
+            Err(e) => {
+                why.push(format!("depth {d}: {e}"));
+                continue;
+            }
+        };
+        let clone_set: FxHashSet<OpId> = cand.m.walk_ops(clone_root).into_iter().collect();
+        let mut slice_boxes: FxHashMap<Vec<i64>, Vec<(i64, i64)>> = FxHashMap::default();
+        let chain_d: Vec<OpId> = dst_chain[..d].to_vec();
+        let res = {
+            let mut obs = |a: &Access<'_>| {
+                if !a.write || !clone_set.contains(&a.op) || !shared_set.contains(&a.root) {
+                    return;
+                }
+                let x: Option<Vec<i64>> = chain_d
+                    .iter()
+                    .map(|l| a.stack.iter().find(|(o, _)| o == l).map(|v| v.1))
+                    .collect();
+                if let Some(x) = x {
+                    let e = slice_boxes
+                        .entry(x)
+                        .or_insert_with(|| vec![(i64::MAX, i64::MIN); a.idx.len()]);
+                    for (j, &i) in a.idx.iter().enumerate() {
+                        if j < e.len() {
+                            e[j].0 = e[j].0.min(i);
+                            e[j].1 = e[j].1.max(i);
+                        }
+                    }
+                }
+            };
+            ctx.simulate(&cand, Some(&mut obs))
+        };
+        let new_counts = match res {
+            Ok(c) => c,
+            Err(e) => {
+                why.push(format!("depth {d}: {e}"));
+                continue;
+            }
+        };
+        let fused_cost = cost_of(&cand.m, &new_counts, dst) as f64;
+        let extra = fused_cost / (src_cost + dst_cost).max(1.0) - 1.0;
+        if !ctx.opts.maximal && extra > ctx.opts.compute_tolerance {
+            why.push(format!(
+                "depth {d}: {:.0}% redundant computation exceeds the tolerance of {:.0}%",
+                extra * 100.0,
+                ctx.opts.compute_tolerance * 100.0
+            ));
+            continue;
+        }
+        let slice_region = region_elems(&slice_boxes) * elem;
+        let reduction = src_region as f64 / slice_region.max(1) as f64;
+        if best.as_ref().is_none_or(|b| reduction > b.storage_reduction) {
+            best = Some(Candidate {
+                st: cand,
+                depth: d,
+                storage_reduction: reduction,
+                extra,
+            });
+        }
+    }
+    best.ok_or_else(|| {
+        if why.is_empty() {
+            "no slice could be computed".to_string()
+        } else {
+            why.join("; ")
+        }
+    })
+}
+
+/// Inserts a slice copy of `src` (with `bounds`) into `dst`'s loop `at`; returns the copy.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn build_fused(
+    st: &mut State,
+    entry: BlockId,
+    src: OpId,
+    dst: OpId,
+    at: &OpId,
+    kind: Kind,
+    bounds: &FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>,
+    remove_src: bool,
+) -> Result<OpId, String> {
+    let m = &mut st.m;
+    let src_pos = pos(m, entry, src);
+    let dst_pos = pos(m, entry, dst);
+    // Values the copy uses must be available at the destination.
+    if kind == Kind::Sibling {
+        let inside: FxHashSet<OpId> = m.walk_ops(src).into_iter().collect();
+        let mut hoist = Vec::new();
+        for o in m.walk_ops(src) {
+            for &v in m.operands(o) {
+                if let Some(d) = m.defining_op(v) {
+                    if inside.contains(&d) {
+                        continue;
+                    }
+                    if m.op_block(d) == Some(entry) && pos(m, entry, d) > dst_pos {
+                        let n = name(m, d);
+                        let ok = m.operands(d).is_empty()
+                            && m.regions(d).is_empty()
+                            && (n == "arith.constant"
+                                || ((n == "memref.alloc" || n == "memref.alloca")
+                                    && m.value_type(m.result(d, 0))
+                                        .shape()
+                                        .is_some_and(|s| s.iter().all(|&x| x >= 0))));
+                        if !ok {
+                            return Err(format!(
+                                "the source uses a value defined by '{n}' after the destination"
+                            ));
+                        }
+                        if !hoist.contains(&d) {
+                            hoist.push(d);
+                        }
+                    }
+                }
+            }
+        }
+        hoist.sort_by_key(|&d| pos(m, entry, d));
+        for d in hoist {
+            m.move_before(d, dst);
+        }
+    }
+    let mut vmap = FxHashMap::default();
+    let copy = clone_op(m, src, &mut vmap, &mut st.origin, bounds);
+    let b = body(m, *at, 0).ok_or("loop without body")?;
+    match kind {
+        Kind::Producer => m.prepend_op(b, copy),
+        Kind::Sibling => {
+            let term = m.last_op(b).ok_or("loop without terminator")?;
+            m.insert_before(term, copy);
+        }
+    }
+    if kind == Kind::Producer && src_pos < dst_pos {
+        // Deallocations between the source and the destination of buffers the copy uses
+        // go after the destination.
+        let used: FxHashSet<ValueId> = m
+            .walk_ops(copy)
+            .into_iter()
+            .flat_map(|o| m.operands(o).to_vec())
+            .filter_map(|v| root_of(m, v))
+            .collect();
+        let between: Vec<OpId> = m
+            .block_ops(entry)
+            .skip(src_pos + 1)
+            .take(dst_pos.saturating_sub(src_pos + 1))
+            .filter(|&o| {
+                name(m, o) == "memref.dealloc"
+                    && root_of(m, m.operands(o)[0]).is_some_and(|r| used.contains(&r))
+            })
+            .collect();
+        let mut anchor = dst;
+        for d in between {
+            m.detach_op(d);
+            m.insert_after(anchor, d);
+            anchor = d;
+        }
+    }
+    if remove_src {
+        m.erase_op(src);
+    }
+    Ok(copy)
+}
+
+fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
+    let mut tried: FxHashSet<OpId> = FxHashSet::default();
+    loop {
+        let nests = ctx.nests(st);
+        let mut progressed = false;
+        for (i, &src) in nests.iter().enumerate().rev() {
+            if tried.contains(&src) {
+                continue;
+            }
+            let writes = roots_accessed(&st.m, src, true);
+            if writes.is_empty() {
+                continue;
+            }
+            let consumers: Vec<OpId> = nests[i + 1..]
+                .iter()
+                .copied()
+                .filter(|&d| roots_accessed(&st.m, d, false).iter().any(|r| writes.contains(r)))
+                .collect();
+            if consumers.is_empty() {
+                continue;
+            }
+            tried.insert(src);
+            let mut work = st.clone();
+            let mut ok = true;
+            let mut done = Vec::new();
+            for (ci, &dst) in consumers.iter().enumerate() {
+                let last = ci + 1 == consumers.len();
+                match fuse_best(ctx, &work, src, dst, Kind::Producer, last) {
+                    Ok(c) => {
+                        done.push((dst, c.depth, c.extra));
+                        work = c.st;
+                    }
+                    Err(why) => {
+                        let msg = format!(
+                            "loop nest not fused into the consumer nest at {}: {why}",
+                            span_text(&st.m, dst)
+                        );
+                        ctx.remark(st, src, msg);
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok {
+                for (dst, d, extra) in done {
+                    let msg = format!(
+                        "producer loop nest fused into the nest at {} at depth {d} ({:.0}% additional computation)",
+                        span_text(&st.m, dst),
+                        extra * 100.0
+                    );
+                    ctx.remark(st, src, msg);
+                    ctx.fusions += 1;
+                }
+                *st = work;
+                progressed = true;
+                break;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+}
+
+fn span_text(m: &Module, op: OpId) -> String {
+    let s = m.op(op).span;
+    if s.start == 0 && s.end == 0 {
+        loc_text(m, op)
+    } else {
+        format!("byte offset {}", s.start)
+    }
+}
+
+fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
+    let mut tried: FxHashSet<(OpId, OpId)> = FxHashSet::default();
+    loop {
+        let nests = ctx.nests(st);
+        let mut progressed = false;
+        'outer: for (i, &dst) in nests.iter().enumerate() {
+            let reads = roots_accessed(&st.m, dst, false);
+            for &src in &nests[i + 1..] {
+                if tried.contains(&(dst, src)) {
+                    continue;
+                }
+                if !roots_accessed(&st.m, src, false).iter().any(|r| reads.contains(r)) {
+                    continue;
+                }
+                tried.insert((dst, src));
+                match fuse_best(ctx, st, src, dst, Kind::Sibling, true) {
+                    Ok(c) => {
+                        if ctx.opts.mode == FusionMode::Greedy {
+                            // Keep it only if the buffers shrink at least as well.
+                            let before = shrunk_bytes(ctx, st);
+                            let after = shrunk_bytes(ctx, &c.st);
+                            if after > before {
+                                let msg = format!(
+                                    "sibling loop nest not fused into the nest at {}: the private buffers would grow ({after} B > {before} B)",
+                                    span_text(&st.m, dst)
+                                );
+                                ctx.remark(st, src, msg);
+                                continue;
+                            }
+                        }
+                        let msg = format!(
+                            "sibling loop nest fused into the nest at {} at depth {} ({:.0}% additional computation)",
+                            span_text(&st.m, dst),
+                            c.depth,
+                            c.extra * 100.0
+                        );
+                        ctx.remark(st, src, msg);
+                        ctx.fusions += 1;
+                        *st = c.st;
+                        progressed = true;
+                        break 'outer;
+                    }
+                    Err(why) => {
+                        let msg = format!(
+                            "sibling loop nest not fused into the nest at {}: {why}",
+                            span_text(&st.m, dst)
+                        );
+                        ctx.remark(st, src, msg);
+                    }
+                }
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+}
+
+/// Static bytes of the function's allocations after shrinking (on a copy).
+fn shrunk_bytes(ctx: &mut FnCtx<'_>, st: &State) -> u64 {
+    let mut copy = st.clone();
+    let saved = (ctx.remarks.len(), ctx.shrunk);
+    shrink_all(ctx, &mut copy, false);
+    ctx.remarks.truncate(saved.0);
+    ctx.shrunk = saved.1;
+    copy.m
+        .walk_ops(ctx.func)
+        .into_iter()
+        .filter(|&o| matches!(name(&copy.m, o), "memref.alloc" | "memref.alloca"))
+        .filter_map(|o| copy.m.value_type(copy.m.result(o, 0)).static_byte_size())
+        .sum()
+}
+
+// ======================================================================================
+// Shrinking
+// ======================================================================================
+
+fn shrink_all(ctx: &mut FnCtx<'_>, st: &mut State, report: bool) {
+    let allocs: Vec<OpId> = st
+        .m
+        .block_ops(ctx.entry)
+        .filter(|&o| matches!(name(&st.m, o), "memref.alloc" | "memref.alloca"))
+        .collect();
+    for a in allocs {
+        match shrink_one(ctx, st, a) {
+            Ok(Some((new, old_b, new_b))) => {
+                if report {
+                    let msg = format!("buffer shrunk from {old_b} B to {new_b} B");
+                    ctx.remark(st, new, msg);
+                }
+                ctx.shrunk += 1;
+            }
+            Ok(None) => {}
+            Err(why) => {
+                if report {
+                    ctx.remark(st, a, format!("buffer not shrunk: {why}"));
+                }
+            }
+        }
+    }
+}
+
+/// Replaces the buffer of `alloc` by a smaller one if every use allows; returns the new
+/// alloc and the byte sizes.
+fn shrink_one(
+    ctx: &FnCtx<'_>,
+    st: &mut State,
+    alloc: OpId,
+) -> Result<Option<(OpId, u64, u64)>, String> {
+    let m = &st.m;
+    let buf = m.result(alloc, 0);
+    let ty = m.value_type(buf).clone();
+    let TypeKind::MemRef {
+        shape,
+        elem,
+        layout,
+        memory_space,
+    } = ty.kind()
+    else {
+        return Ok(None);
+    };
+    if layout.is_some() || shape.iter().any(|&s| s < 0) || !m.operands(alloc).is_empty() {
+        return Ok(None);
+    }
+    let old_bytes = ty.static_byte_size().unwrap_or(0);
+    let mut groups: Vec<(OpId, Vec<OpId>)> = Vec::new();
+    let mut deallocs = Vec::new();
+    for u in m.uses(buf) {
+        let n = name(m, u.op);
+        match n {
+            "memref.dealloc" => {
+                if m.op_block(u.op) != Some(ctx.entry) {
+                    return Err("it is deallocated inside a region".into());
+                }
+                deallocs.push(u.op);
+            }
+            "affine.load" | "affine.store" => {
+                if n == "affine.store" && u.index == 0 {
+                    return Err("it is stored as a value".into());
+                }
+                let top = ancestor_in(m, u.op, ctx.entry).ok_or("a use outside the function body")?;
+                if top == u.op || name(m, top) != "affine.for" {
+                    return Ok(None);
+                }
+                match groups.iter_mut().find(|g| g.0 == top) {
+                    Some(g) => g.1.push(u.op),
+                    None => groups.push((top, vec![u.op])),
+                }
+            }
+            _ => return Ok(None),
+        }
+    }
+    if groups.is_empty() {
+        return Ok(None);
+    }
+    groups.sort_by_key(|g| pos(m, ctx.entry, g.0));
+    for g in &mut groups {
+        g.1.sort();
+    }
+    let chains: Vec<Vec<OpId>> = groups
+        .iter()
+        .map(|(top, ops)| common_chain(m, ops, *top))
+        .collect();
+    let max_len = chains.iter().map(|c| c.len()).max().unwrap_or(0);
+    let rank = shape.len();
+    let mut last_err = String::from("no smaller footprint");
+    for t in 0..=max_len {
+        let depths: Vec<usize> = chains.iter().map(|c| c.len().saturating_sub(t)).collect();
+        // Footprint per group and prefix.
+        let mut boxes: Vec<FxHashMap<Vec<i64>, Vec<(i64, i64)>>> =
+            vec![FxHashMap::default(); groups.len()];
+        let group_of: FxHashMap<OpId, usize> = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(i, g)| g.1.iter().map(move |&o| (o, i)))
+            .collect();
+        {
+            let mut obs = |a: &Access<'_>| {
+                if a.root != buf {
+                    return;
+                }
+                let Some(&g) = group_of.get(&a.op) else { return };
+                let x: Option<Vec<i64>> = chains[g][..depths[g]]
+                    .iter()
+                    .map(|l| a.stack.iter().find(|(o, _)| o == l).map(|v| v.1))
+                    .collect();
+                let Some(x) = x else { return };
+                let e = boxes[g]
+                    .entry(x)
+                    .or_insert_with(|| vec![(i64::MAX, i64::MIN); rank]);
+                for (j, &i) in a.idx.iter().enumerate().take(rank) {
+                    e[j].0 = e[j].0.min(i);
+                    e[j].1 = e[j].1.max(i);
+                }
+            };
+            ctx.simulate(st, Some(&mut obs))?;
+        }
+        let mut covers: Vec<Vec<Cover>> = Vec::new();
+        let mut new_shape = vec![1i64; rank];
+        let mut fail = false;
+        for b in &boxes {
+            let mut keys: Vec<&Vec<i64>> = b.keys().collect();
+            keys.sort();
+            let mut per = Vec::new();
+            for j in 0..rank {
+                let pts: Vec<(Vec<i64>, i64, i64)> = keys
+                    .iter()
+                    .map(|x| ((*x).clone(), b[*x][j].0, b[*x][j].1))
+                    .collect();
+                match fit_cover(&pts) {
+                    Some(c) => {
+                        new_shape[j] = new_shape[j].max(c.width);
+                        per.push(c);
+                    }
+                    None => {
+                        fail = true;
+                        break;
+                    }
+                }
+            }
+            if fail || per.len() != rank {
+                fail = true;
+                break;
+            }
+            covers.push(per);
+        }
+        if fail {
+            continue;
+        }
+        let elem_b = elem.byte_size().unwrap_or(4);
+        let new_bytes = new_shape.iter().map(|&s| s.max(0) as u64).product::<u64>() * elem_b;
+        if new_bytes >= old_bytes {
+            continue;
+        }
+        // The rewrite, on a copy.
+        let mut cand = st.clone();
+        let space = match ctx.opts.fast_mem_space {
+            Some(s) if new_bytes <= ctx.opts.local_buf_threshold_kib.saturating_mul(1024) => {
+                (s != 0).then(|| Attribute::int(i128::from(s), Type::int(64)))
+            }
+            _ => memory_space.clone(),
+        };
+        let new_ty = Type::new(TypeKind::MemRef {
+            shape: new_shape.clone(),
+            elem: elem.clone(),
+            layout: None,
+            memory_space: space,
+        });
+        let cm = &mut cand.m;
+        let mut ast = OperationState::new(cm.op(alloc).name.clone());
+        ast.props = cm.op(alloc).props.clone();
+        ast.attrs = cm.op(alloc).attrs.clone();
+        ast.loc = cm.op(alloc).loc().clone();
+        ast.result_types.push(new_ty);
+        let new_alloc = cm.create_op(ast);
+        cm.insert_before(alloc, new_alloc);
+        let nb = cm.result(new_alloc, 0);
+        for (g, (_, ops)) in groups.iter().enumerate() {
+            let xs: Vec<ValueId> = chains[g][..depths[g]]
+                .iter()
+                .filter_map(|&l| for_iv(cm, l))
+                .collect();
+            for &op in ops {
+                let (_, map, idx, write) = access_parts(cm, op).ok_or("malformed access")?;
+                let nd = map.num_dims;
+                let d = xs.len() as u32;
+                let results: Vec<AffineExpr> = map
+                    .results
+                    .iter()
+                    .zip(&covers[g])
+                    .map(|(e, c)| {
+                        let off = linear(&c.slope, nd, c.c0);
+                        if off == AffineExpr::Const(0) {
+                            e.clone()
+                        } else {
+                            e.clone() - off
+                        }
+                    })
+                    .collect();
+                let new_map = AffineMap {
+                    num_dims: nd + d,
+                    num_symbols: map.num_symbols,
+                    results,
+                };
+                let mut operands = Vec::new();
+                let old_ops = cm.operands(op).to_vec();
+                if write {
+                    operands.push(old_ops[0]);
+                }
+                operands.push(nb);
+                operands.extend_from_slice(&idx[..nd as usize]);
+                operands.extend_from_slice(&xs);
+                operands.extend_from_slice(&idx[nd as usize..]);
+                let mut s2 = OperationState::new(cm.op(op).name.clone());
+                s2.props = cm.op(op).props.clone();
+                s2.props.set("map", Attribute::AffineMap(new_map));
+                s2.attrs = cm.op(op).attrs.clone();
+                s2.loc = cm.op(op).loc().clone();
+                s2.operands = operands;
+                s2.result_types = cm
+                    .results(op)
+                    .iter()
+                    .map(|&r| cm.value_type(r).clone())
+                    .collect();
+                let new_op = cm.create_op(s2);
+                cm.insert_before(op, new_op);
+                for (i, r) in cm.results(op).to_vec().into_iter().enumerate() {
+                    let nr = cm.result(new_op, i);
+                    cm.replace_all_uses(r, nr);
+                }
+                cm.erase_op(op);
+                let o = *cand.origin.get(&op).unwrap_or(&op);
+                cand.origin.insert(new_op, o);
+            }
+        }
+        for &dl in &deallocs {
+            cm.set_operand(dl, 0, nb);
+        }
+        cm.erase_op(alloc);
+        match ctx.simulate(&cand, None) {
+            Ok(_) => {
+                *st = cand;
+                return Ok(Some((new_alloc, old_bytes, new_bytes)));
+            }
+            Err(e) => last_err = e,
+        }
+    }
+    Err(last_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse() {
+        let o = AffineFusionOptions::parse("mode=producer maximal compute-tolerance=0.5").unwrap();
+        assert_eq!(o.mode, FusionMode::Producer);
+        assert!(o.maximal);
+        assert_eq!(o.compute_tolerance, 0.5);
+        assert!(AffineFusionOptions::parse("mode=bogus").is_err());
+        assert!(AffineFusionOptions::parse("fusion-maximal").is_err());
+        assert!(AffineFusionOptions::parse("{mode=sibling,maximal=false}").is_ok());
+    }
+
+    #[test]
+    fn cover_fits_clamped_windows() {
+        // min(x) = max(x - 1, 0), max(x) = x + 1: slope 1, offset -1, width 3.
+        let pts: Vec<(Vec<i64>, i64, i64)> =
+            (0..10).map(|x| (vec![x], (x - 1).max(0), x + 1)).collect();
+        let c = fit_cover(&pts).unwrap();
+        assert_eq!(c.slope, vec![1]);
+        assert_eq!(c.c0, -1);
+        assert_eq!(c.width, 3);
+    }
+
+    #[test]
+    fn pack_roundtrip() {
+        let v = vec![-3, 0, 17, 1000];
+        assert_eq!(unpack(pack(v.iter().copied()).unwrap(), 4), v);
+    }
+}
