@@ -116,8 +116,11 @@ impl AffineFusionOptions {
                     o.compute_tolerance = v;
                 }
                 "fast-mem-space" => {
-                    o.fast_mem_space =
-                        Some(value.parse().map_err(|_| bad("expected an unsigned integer"))?)
+                    o.fast_mem_space = Some(
+                        value
+                            .parse()
+                            .map_err(|_| bad("expected an unsigned integer"))?,
+                    )
                 }
                 "local-buf-threshold" => {
                     o.local_buf_threshold_kib = value
@@ -315,7 +318,10 @@ fn movable(m: &Module, nest: OpId) -> Result<(), String> {
     }
     for o in m.walk_ops(nest) {
         let n = name(m, o);
-        if matches!(n, "affine.for" | "affine.if" | "affine.load" | "affine.store") {
+        if matches!(
+            n,
+            "affine.for" | "affine.if" | "affine.load" | "affine.store"
+        ) {
             continue;
         }
         if !is_pure_scalar(m, o) {
@@ -346,7 +352,8 @@ fn clone_op(
         let parts = for_parts(m, op).expect("loop");
         st.operands.extend(lbo.iter().map(|&v| get(vmap, v)));
         st.operands.extend(ubo.iter().map(|&v| get(vmap, v)));
-        st.operands.extend(parts.inits.iter().map(|&v| get(vmap, v)));
+        st.operands
+            .extend(parts.inits.iter().map(|&v| get(vmap, v)));
         st.props
             .set("lowerBoundMap", Attribute::AffineMap(lb.clone()));
         st.props
@@ -358,7 +365,11 @@ fn clone_op(
     } else {
         st.operands = m.operands(op).iter().map(|&v| get(vmap, v)).collect();
     }
-    st.result_types = m.results(op).iter().map(|&r| m.value_type(r).clone()).collect();
+    st.result_types = m
+        .results(op)
+        .iter()
+        .map(|&r| m.value_type(r).clone())
+        .collect();
     let regions: Vec<_> = m.regions(op).to_vec();
     let mut new_regions = Vec::new();
     for r in regions {
@@ -399,8 +410,12 @@ fn eval_expr(e: &AffineExpr, dims: &[i64], syms: &[i64]) -> Option<i64> {
         AffineExpr::Dim(i) => *dims.get(*i as usize)?,
         AffineExpr::Symbol(i) => *syms.get(*i as usize)?,
         AffineExpr::Const(c) => *c,
-        AffineExpr::Add(a, b) => eval_expr(a, dims, syms)?.checked_add(eval_expr(b, dims, syms)?)?,
-        AffineExpr::Mul(a, b) => eval_expr(a, dims, syms)?.checked_mul(eval_expr(b, dims, syms)?)?,
+        AffineExpr::Add(a, b) => {
+            eval_expr(a, dims, syms)?.checked_add(eval_expr(b, dims, syms)?)?
+        }
+        AffineExpr::Mul(a, b) => {
+            eval_expr(a, dims, syms)?.checked_mul(eval_expr(b, dims, syms)?)?
+        }
         AffineExpr::Mod(a, b) => {
             let (x, y) = (eval_expr(a, dims, syms)?, eval_expr(b, dims, syms)?);
             if y <= 0 {
@@ -478,7 +493,10 @@ struct Cover {
 fn fit_cover(points: &[(Vec<i64>, i64, i64)]) -> Option<Cover> {
     let first = points.first()?;
     let n = first.0.len();
-    let index: FxHashMap<&[i64], i64> = points.iter().map(|(x, lo, _)| (x.as_slice(), *lo)).collect();
+    let index: FxHashMap<&[i64], i64> = points
+        .iter()
+        .map(|(x, lo, _)| (x.as_slice(), *lo))
+        .collect();
     let mut slope = vec![0i64; n];
     for (k, s) in slope.iter_mut().enumerate() {
         let mut freq: FxHashMap<i64, usize> = FxHashMap::default();
@@ -699,12 +717,23 @@ impl<'a> Sim<'a> {
         let op = self.m.defining_op(v)?;
         let ops = self.m.operands(op);
         match name(self.m, op) {
-            "arith.constant" | "index.constant" => {
-                self.m.op(op).props.get("value").or(self.m.op(op).attrs.get("value"))?.as_int().and_then(|x| i64::try_from(x).ok())
-            }
-            "arith.addi" => self.eval(ops[0], depth + 1)?.checked_add(self.eval(ops[1], depth + 1)?),
-            "arith.subi" => self.eval(ops[0], depth + 1)?.checked_sub(self.eval(ops[1], depth + 1)?),
-            "arith.muli" => self.eval(ops[0], depth + 1)?.checked_mul(self.eval(ops[1], depth + 1)?),
+            "arith.constant" | "index.constant" => self
+                .m
+                .op(op)
+                .props
+                .get("value")
+                .or(self.m.op(op).attrs.get("value"))?
+                .as_int()
+                .and_then(|x| i64::try_from(x).ok()),
+            "arith.addi" => self
+                .eval(ops[0], depth + 1)?
+                .checked_add(self.eval(ops[1], depth + 1)?),
+            "arith.subi" => self
+                .eval(ops[0], depth + 1)?
+                .checked_sub(self.eval(ops[1], depth + 1)?),
+            "arith.muli" => self
+                .eval(ops[0], depth + 1)?
+                .checked_mul(self.eval(ops[1], depth + 1)?),
             "affine.apply" | "affine.min" | "affine.max" => {
                 let map = map_prop(self.m, op, "map")?;
                 let vals = self.eval_map(&map, ops, depth + 1)?;
@@ -748,7 +777,10 @@ impl<'a> Sim<'a> {
                 .1;
             vals.push(v);
         }
-        Ok((o, pack(vals.into_iter()).ok_or("iteration vector out of range")?))
+        Ok((
+            o,
+            pack(vals.into_iter()).ok_or("iteration vector out of range")?,
+        ))
     }
 
     fn root(&self, v: ValueId) -> Result<ValueId, String> {
@@ -942,7 +974,10 @@ impl<'a> Sim<'a> {
                 let ops = m.operands(op);
                 let mut vals = Vec::new();
                 for &v in ops {
-                    vals.push(self.eval(v, 0).ok_or("an affine.if operand that does not evaluate")?);
+                    vals.push(
+                        self.eval(v, 0)
+                            .ok_or("an affine.if operand that does not evaluate")?,
+                    );
                 }
                 let nd = set.num_dims as usize;
                 if vals.len() != nd + set.num_symbols as usize {
@@ -982,7 +1017,11 @@ impl<'a> Sim<'a> {
                     return Err("an allocation inside a loop".into());
                 }
                 let r = m.result(op, 0);
-                let shape = m.value_type(r).shape().ok_or("unranked allocation")?.to_vec();
+                let shape = m
+                    .value_type(r)
+                    .shape()
+                    .ok_or("unranked allocation")?
+                    .to_vec();
                 self.shapes.insert(r, shape);
                 // A new buffer: forget anything an earlier run of this op left.
                 self.mem.retain(|k, _| k.0 != r.0);
@@ -1005,13 +1044,19 @@ impl<'a> Sim<'a> {
             }
             _ => {
                 if !m.regions(op).is_empty() {
-                    return Err(format!("'{n}' (an op with regions the pass does not model)"));
+                    return Err(format!(
+                        "'{n}' (an op with regions the pass does not model)"
+                    ));
                 }
                 if m.results(op).iter().any(|&r| is_memref(m, r)) {
                     return Err(format!("'{n}' (a view or cast of a buffer)"));
                 }
-                let mrefs: Vec<ValueId> =
-                    m.operands(op).iter().copied().filter(|&v| is_memref(m, v)).collect();
+                let mrefs: Vec<ValueId> = m
+                    .operands(op)
+                    .iter()
+                    .copied()
+                    .filter(|&v| is_memref(m, v))
+                    .collect();
                 if !mrefs.is_empty() {
                     if !self.stack.is_empty() {
                         return Err(format!("'{n}' on a buffer inside a loop"));
@@ -1055,7 +1100,11 @@ impl FnCtx<'_> {
     fn remark(&mut self, st: &State, op: OpId, msg: String) {
         let span = st.m.op(op).span;
         let text = format!("affine-loop-fusion: {msg}");
-        if !self.remarks.iter().any(|r| r.message == text && r.span == span) {
+        if !self
+            .remarks
+            .iter()
+            .any(|r| r.message == text && r.span == span)
+        {
             self.remarks.push(Remark {
                 op,
                 span,
@@ -1076,8 +1125,7 @@ impl FnCtx<'_> {
     }
 
     fn nests(&self, st: &State) -> Vec<OpId> {
-        st.m
-            .block_ops(self.entry)
+        st.m.block_ops(self.entry)
             .filter(|&o| name(&st.m, o) == "affine.for")
             .collect()
     }
@@ -1478,7 +1526,16 @@ fn fuse_best(
             }
         };
         let mut cand = st.clone();
-        let clone_root = match build_fused(&mut cand, ctx.entry, src, dst, &dst_chain[d - 1], kind, &bounds, remove_src) {
+        let clone_root = match build_fused(
+            &mut cand,
+            ctx.entry,
+            src,
+            dst,
+            &dst_chain[d - 1],
+            kind,
+            &bounds,
+            remove_src,
+        ) {
             Ok(c) => c,
             Err(e) => {
                 why.push(format!("depth {d}: {e}"));
@@ -1530,7 +1587,10 @@ fn fuse_best(
         }
         let slice_region = region_elems(&slice_boxes) * elem;
         let reduction = src_region as f64 / slice_region.max(1) as f64;
-        if best.as_ref().is_none_or(|b| reduction > b.storage_reduction) {
+        if best
+            .as_ref()
+            .is_none_or(|b| reduction > b.storage_reduction)
+        {
             best = Some(Candidate {
                 st: cand,
                 depth: d,
@@ -1656,7 +1716,11 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
             let consumers: Vec<OpId> = nests[i + 1..]
                 .iter()
                 .copied()
-                .filter(|&d| roots_accessed(&st.m, d, false).iter().any(|r| writes.contains(r)))
+                .filter(|&d| {
+                    roots_accessed(&st.m, d, false)
+                        .iter()
+                        .any(|r| writes.contains(r))
+                })
                 .collect();
             if consumers.is_empty() {
                 continue;
@@ -1724,7 +1788,10 @@ fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
                 if tried.contains(&(dst, src)) {
                     continue;
                 }
-                if !roots_accessed(&st.m, src, false).iter().any(|r| reads.contains(r)) {
+                if !roots_accessed(&st.m, src, false)
+                    .iter()
+                    .any(|r| reads.contains(r))
+                {
                     continue;
                 }
                 tried.insert((dst, src));
@@ -1791,11 +1858,10 @@ fn shrunk_bytes(ctx: &mut FnCtx<'_>, st: &State) -> u64 {
 // ======================================================================================
 
 fn shrink_all(ctx: &mut FnCtx<'_>, st: &mut State, report: bool) {
-    let allocs: Vec<OpId> = st
-        .m
-        .block_ops(ctx.entry)
-        .filter(|&o| matches!(name(&st.m, o), "memref.alloc" | "memref.alloca"))
-        .collect();
+    let allocs: Vec<OpId> =
+        st.m.block_ops(ctx.entry)
+            .filter(|&o| matches!(name(&st.m, o), "memref.alloc" | "memref.alloca"))
+            .collect();
     for a in allocs {
         match shrink_one(ctx, st, a) {
             Ok(Some((new, old_b, new_b))) => {
@@ -1853,7 +1919,8 @@ fn shrink_one(
                 if n == "affine.store" && u.index == 0 {
                     return Err("it is stored as a value".into());
                 }
-                let top = ancestor_in(m, u.op, ctx.entry).ok_or("a use outside the function body")?;
+                let top =
+                    ancestor_in(m, u.op, ctx.entry).ok_or("a use outside the function body")?;
                 if top == u.op || name(m, top) != "affine.for" {
                     return Ok(None);
                 }
@@ -1894,7 +1961,9 @@ fn shrink_one(
                 if a.root != buf {
                     return;
                 }
-                let Some(&g) = group_of.get(&a.op) else { return };
+                let Some(&g) = group_of.get(&a.op) else {
+                    return;
+                };
                 let x: Option<Vec<i64>> = chains[g][..depths[g]]
                     .iter()
                     .map(|l| a.stack.iter().find(|(o, _)| o == l).map(|v| v.1))

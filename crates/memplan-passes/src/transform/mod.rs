@@ -1,11 +1,11 @@
 //! IR transforms. Each decides legality first (with a reason for every refusal) and
 //! mutates second (ARCHITECTURE.md trait 10).
 
+pub mod affine_fusion;
 pub mod llvm_lifetime;
 pub mod memref_lifetime;
 pub mod merge_alloc;
 pub mod merge_shared;
-pub mod affine_fusion;
 
 /// The `key=value` items of a pass-option string, mlir-opt style: separated by spaces or
 /// commas, optionally wrapped in `{...}`; a bare `key` has the empty value.
