@@ -30,8 +30,10 @@
 //! approximations: a loop step > 1 is modelled only when the lower bound is a constant,
 //! and an access in the `else` region of an `affine.if` gets the `then` condition
 //! (upstream adds the condition of every enclosing `affine.if`). [`Mode::Precise`] is
-//! sound for transformations: the step is modelled for any single-result lower bound and
-//! an `else` access gets no condition (a superset of its domain). Remarks use
+//! sound for transformations: the step is modelled for any single-result lower bound, an
+//! `else` access gets no condition (a superset of its domain), a vector access covers
+//! every element it moves (upstream compares first elements only), emptiness is exact
+//! and distance components are the exact integer ranges. Remarks use
 //! `Upstream`; fusion should use `Precise`.
 
 use std::collections::{BTreeMap, HashMap};
@@ -436,17 +438,20 @@ impl<'m> Builder<'m> {
     }
 
     /// The constraint system in upstream's layout: columns `[src IVs, dst IVs, symbols,
-    /// locals]` (symbols and locals grouped by the phase that created them: source map,
-    /// source domain, destination map, destination domain), rows grouped the same way
-    /// and followed by the ordering rows. Returns the set and the symbol columns.
+    /// locals]` (symbols and locals grouped by the phase that created them: destination
+    /// domain, destination map, source domain, source map, then the subscript locals),
+    /// rows grouped as source map, source domain, destination map, destination domain,
+    /// ordering. Returns the set and the symbol columns.
     fn assemble(&self, num_ivs: usize) -> (IntegerSet, Vec<(ValueId, usize)>) {
         let n = self.kinds.len();
         let rank = |p: Phase| match p {
-            // Upstream's relation puts the domain's symbols and locals first.
-            Phase::SrcDomain => 0,
-            Phase::SrcMap => 1,
-            Phase::DstDomain => 2,
-            Phase::DstMap => 3,
+            // Upstream's composition merges the destination relation's symbols and
+            // locals first, then the source's; each relation lists its domain's before
+            // its map's; the subscripts become locals last.
+            Phase::DstDomain => 0,
+            Phase::DstMap => 1,
+            Phase::SrcDomain => 2,
+            Phase::SrcMap => 3,
             Phase::Order => 4,
         };
         let mut order: Vec<usize> = (num_ivs..n).collect();
@@ -720,6 +725,43 @@ impl<'m> Builder<'m> {
     }
 }
 
+/// The vector shape an access moves (`None` for scalar accesses).
+pub fn vector_shape(m: &Module, a: &Access) -> Option<Vec<i64>> {
+    let v = match m.op(a.op).name.as_str() {
+        "affine.vector_load" => *m.results(a.op).first()?,
+        "affine.vector_store" => *m.operands(a.op).first()?,
+        _ => return None,
+    };
+    m.value_type(v).shape().map(<[i64]>::to_vec)
+}
+
+fn widen_vector(
+    b: &mut Builder<'_>,
+    m: &Module,
+    a: &Access,
+    idx: &mut [Lin],
+) -> Result<(), String> {
+    let Some(shape) = vector_shape(m, a) else {
+        return Ok(());
+    };
+    if shape.len() > idx.len() || shape.iter().any(|&d| d <= 0) {
+        return Err("vector shape does not fit the memref".into());
+    }
+    let off = idx.len() - shape.len();
+    for (t, &extent) in shape.iter().enumerate() {
+        if extent == 1 {
+            continue;
+        }
+        let e = b.add_var(VarKind::Local);
+        b.add_ge(&Lin::var(e));
+        let mut hi = Lin::var(e).scale(-1)?;
+        hi.c = extent - 1;
+        b.add_ge(&hi);
+        idx[off + t] = idx[off + t].add_scaled(&Lin::var(e), 1)?;
+    }
+    Ok(())
+}
+
 /// Builds the dependence polyhedron of `src` -> `dst` (both [`ACCESS_OPS`] on the same
 /// memref), with ordering constraints for `depth` (1 ..= common loops + 1) when given,
 /// or none (all instances, in any order) when `depth` is `None`.
@@ -758,6 +800,14 @@ pub fn dependence_system(
     let mut d_idx = Vec::new();
     for r in &da.map.results {
         d_idx.push(b.flatten(r, &da.map, &d_ops)?);
+    }
+    if mode == Mode::Precise {
+        // A vector access touches a box in the trailing dimensions: index + e with
+        // 0 <= e < extent (upstream looks at the first element only).
+        b.phase = Phase::SrcMap;
+        widen_vector(&mut b, m, &sa, &mut s_idx)?;
+        b.phase = Phase::DstMap;
+        widen_vector(&mut b, m, &da, &mut d_idx)?;
     }
     b.phase = Phase::Order;
     let mems: Vec<usize> = s_idx.iter().map(|_| b.add_var(VarKind::Local)).collect();
