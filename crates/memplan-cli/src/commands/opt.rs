@@ -393,18 +393,21 @@ fn run_inner(args: &OptArgs) -> ExitCode {
     }
     // Loop fusion first: it changes which buffers exist, which merge-alloc then packs.
     if let Some(text) = &args.passes.affine_loop_fusion {
-        use memplan_passes::transform::affine_fusion::{affine_loop_fusion, AffineFusionOptions};
+        use memplan_passes::transform::affine_fusion::{
+            affine_loop_fusion_with, AffineFusionOptions,
+        };
         let opts = match text {
             Some(t) => match AffineFusionOptions::parse(t) {
                 Ok(o) => o,
-                Err(e) => {
-                    eprintln!("{}: error: {e}", sm.name());
-                    return ExitCode::from(2);
-                }
+                Err(e) => return fail(&Diagnostic::new(memplan_ir::Span::default(), e)),
             },
             None => AffineFusionOptions::default(),
         };
-        let report = affine_loop_fusion(&mut m, &opts);
+        let place = |s: memplan_ir::Span| {
+            let (line, col) = sm.line_col(s.start);
+            format!("{line}:{col}")
+        };
+        let report = affine_loop_fusion_with(&mut m, &opts, &place);
         if args.passes.remarks {
             print_remarks(&report.remarks, &sm);
         }

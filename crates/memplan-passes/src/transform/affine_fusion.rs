@@ -39,7 +39,7 @@
 
 use memplan_ir::fxhash::{FxHashMap, FxHashSet};
 use memplan_ir::{
-    AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Type,
+    Span, AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Type,
     TypeKind, ValueDef, ValueId,
 };
 
@@ -147,6 +147,16 @@ pub struct FusionReport {
 
 /// Runs the pass over every `func.func` of the module.
 pub fn affine_loop_fusion(m: &mut Module, opts: &AffineFusionOptions) -> FusionReport {
+    affine_loop_fusion_with(m, opts, &|s: Span| format!("byte {}", s.start))
+}
+
+/// [`affine_loop_fusion`], with `place` rendering the source position of another nest
+/// that a remark mentions (the CLI gives `line:col`).
+pub fn affine_loop_fusion_with(
+    m: &mut Module,
+    opts: &AffineFusionOptions,
+    place: &dyn Fn(Span) -> String,
+) -> FusionReport {
     let mut report = FusionReport::default();
     let top = m.body();
     let funcs: Vec<OpId> = m
@@ -154,7 +164,7 @@ pub fn affine_loop_fusion(m: &mut Module, opts: &AffineFusionOptions) -> FusionR
         .filter(|&o| m.op(o).name == "func.func")
         .collect();
     for f in funcs {
-        run_function(m, f, opts, &mut report);
+        run_function(m, f, opts, place, &mut report);
     }
     report
 }
@@ -480,6 +490,218 @@ fn shift_dims(e: &AffineExpr, from: u32, by: u32) -> AffineExpr {
     }
 }
 
+/// A linear form: per-dim and per-symbol coefficients and a constant.
+#[derive(Default)]
+struct Lin {
+    dims: std::collections::BTreeMap<u32, i64>,
+    syms: std::collections::BTreeMap<u32, i64>,
+    c: i64,
+}
+
+impl Lin {
+    fn add(&mut self, o: &Lin, k: i64) -> Option<()> {
+        for (d, v) in &o.dims {
+            let e = self.dims.entry(*d).or_default();
+            *e = e.checked_add(v.checked_mul(k)?)?;
+        }
+        for (d, v) in &o.syms {
+            let e = self.syms.entry(*d).or_default();
+            *e = e.checked_add(v.checked_mul(k)?)?;
+        }
+        self.c = self.c.checked_add(o.c.checked_mul(k)?)?;
+        Some(())
+    }
+    fn expr(&self) -> AffineExpr {
+        let mut terms: Vec<AffineExpr> = Vec::new();
+        let term = |x: AffineExpr, k: i64| if k == 1 { x } else { x * AffineExpr::Const(k) };
+        for (d, &k) in &self.dims {
+            if k != 0 {
+                terms.push(term(AffineExpr::Dim(*d), k));
+            }
+        }
+        for (d, &k) in &self.syms {
+            if k != 0 {
+                terms.push(term(AffineExpr::Symbol(*d), k));
+            }
+        }
+        let mut it = terms.into_iter();
+        match it.next() {
+            None => AffineExpr::Const(self.c),
+            Some(first) => {
+                let mut e = it.fold(first, |a, b| a + b);
+                if self.c != 0 {
+                    e = e + AffineExpr::Const(self.c);
+                }
+                e
+            }
+        }
+    }
+}
+
+fn linearize(e: &AffineExpr) -> Option<Lin> {
+    let mut l = Lin::default();
+    match e {
+        AffineExpr::Dim(d) => {
+            l.dims.insert(*d, 1);
+        }
+        AffineExpr::Symbol(d) => {
+            l.syms.insert(*d, 1);
+        }
+        AffineExpr::Const(c) => l.c = *c,
+        AffineExpr::Add(a, b) => {
+            l = linearize(a)?;
+            l.add(&linearize(b)?, 1)?;
+        }
+        AffineExpr::Mul(a, b) => {
+            let (x, y) = (linearize(a)?, linearize(b)?);
+            let (v, k) = if y.dims.is_empty() && y.syms.is_empty() {
+                (x, y.c)
+            } else if x.dims.is_empty() && x.syms.is_empty() {
+                (y, x.c)
+            } else {
+                return None;
+            };
+            l.add(&v, k)?;
+        }
+        _ => return None,
+    }
+    Some(l)
+}
+
+/// Folds the linear parts of an expression (`d0 + d1 - d0` is `d1`); the operands of
+/// `mod`/`floordiv`/`ceildiv` are folded separately.
+fn simplify(e: &AffineExpr) -> AffineExpr {
+    if let Some(l) = linearize(e) {
+        return l.expr();
+    }
+    match e {
+        AffineExpr::Add(..) => {
+            // Split into linear terms and the rest.
+            let mut stack = vec![e];
+            let mut lin = Lin::default();
+            let mut rest: Vec<AffineExpr> = Vec::new();
+            while let Some(x) = stack.pop() {
+                if let AffineExpr::Add(a, b) = x {
+                    stack.push(b);
+                    stack.push(a);
+                    continue;
+                }
+                match linearize(x) {
+                    Some(l) if lin.add(&l, 1).is_some() => {}
+                    _ => rest.push(simplify(x)),
+                }
+            }
+            let mut out: Option<AffineExpr> = None;
+            for r in rest {
+                out = Some(match out {
+                    None => r,
+                    Some(o) => o + r,
+                });
+            }
+            let l = lin.expr();
+            match out {
+                None => l,
+                Some(o) if l == AffineExpr::Const(0) => o,
+                Some(o) => o + l,
+            }
+        }
+        AffineExpr::Mul(a, b) => AffineExpr::Mul(Box::new(simplify(a)), Box::new(simplify(b))),
+        AffineExpr::Mod(a, b) => AffineExpr::Mod(Box::new(simplify(a)), Box::new(simplify(b))),
+        AffineExpr::FloorDiv(a, b) => {
+            AffineExpr::FloorDiv(Box::new(simplify(a)), Box::new(simplify(b)))
+        }
+        AffineExpr::CeilDiv(a, b) => {
+            AffineExpr::CeilDiv(Box::new(simplify(a)), Box::new(simplify(b)))
+        }
+        _ => e.clone(),
+    }
+}
+
+fn rename(e: &AffineExpr, dims: &[Option<u32>], syms: &[Option<u32>]) -> AffineExpr {
+    let r = |x: &AffineExpr| Box::new(rename(x, dims, syms));
+    match e {
+        AffineExpr::Dim(i) => AffineExpr::Dim(dims[*i as usize].unwrap_or(*i)),
+        AffineExpr::Symbol(i) => AffineExpr::Symbol(syms[*i as usize].unwrap_or(*i)),
+        AffineExpr::Const(_) => e.clone(),
+        AffineExpr::Add(a, b) => AffineExpr::Add(r(a), r(b)),
+        AffineExpr::Mul(a, b) => AffineExpr::Mul(r(a), r(b)),
+        AffineExpr::Mod(a, b) => AffineExpr::Mod(r(a), r(b)),
+        AffineExpr::FloorDiv(a, b) => AffineExpr::FloorDiv(r(a), r(b)),
+        AffineExpr::CeilDiv(a, b) => AffineExpr::CeilDiv(r(a), r(b)),
+    }
+}
+
+fn uses_of(e: &AffineExpr, dims: &mut [bool], syms: &mut [bool]) {
+    match e {
+        AffineExpr::Dim(i) => dims[*i as usize] = true,
+        AffineExpr::Symbol(i) => syms[*i as usize] = true,
+        AffineExpr::Const(_) => {}
+        AffineExpr::Add(a, b)
+        | AffineExpr::Mul(a, b)
+        | AffineExpr::Mod(a, b)
+        | AffineExpr::FloorDiv(a, b)
+        | AffineExpr::CeilDiv(a, b) => {
+            uses_of(a, dims, syms);
+            uses_of(b, dims, syms);
+        }
+    }
+}
+
+/// Merges dims (and symbols) bound to the same value, drops unused ones, and folds the
+/// results' linear parts.
+fn compact(map: &AffineMap, operands: &[ValueId]) -> (AffineMap, Vec<ValueId>) {
+    let nd = map.num_dims as usize;
+    let ns = map.num_symbols as usize;
+    // Same value twice: point the later one to the first.
+    let mut dim_to: Vec<Option<u32>> = (0..nd as u32).map(Some).collect();
+    for i in 0..nd {
+        if let Some(j) = (0..i).find(|&j| operands[j] == operands[i]) {
+            dim_to[i] = Some(j as u32);
+        }
+    }
+    let mut sym_to: Vec<Option<u32>> = (0..ns as u32).map(Some).collect();
+    for i in 0..ns {
+        if let Some(j) = (0..i).find(|&j| operands[nd + j] == operands[nd + i]) {
+            sym_to[i] = Some(j as u32);
+        }
+    }
+    let results: Vec<AffineExpr> = map
+        .results
+        .iter()
+        .map(|e| simplify(&rename(e, &dim_to, &sym_to)))
+        .collect();
+    let mut used_d = vec![false; nd];
+    let mut used_s = vec![false; ns];
+    for e in &results {
+        uses_of(e, &mut used_d, &mut used_s);
+    }
+    let mut dmap = vec![None; nd];
+    let mut smap = vec![None; ns];
+    let mut ops = Vec::new();
+    for i in 0..nd {
+        if used_d[i] {
+            dmap[i] = Some(ops.len() as u32);
+            ops.push(operands[i]);
+        }
+    }
+    let nd2 = ops.len() as u32;
+    for i in 0..ns {
+        if used_s[i] {
+            smap[i] = Some(ops.len() as u32 - nd2);
+            ops.push(operands[nd + i]);
+        }
+    }
+    let results = results.iter().map(|e| rename(e, &dmap, &smap)).collect();
+    (
+        AffineMap {
+            num_dims: nd2,
+            num_symbols: ops.len() as u32 - nd2,
+            results,
+        },
+        ops,
+    )
+}
+
 /// An affine cover of per-point ranges: `lo(x) = Σ slope·x + c0`, `[lo(x), lo(x) + width)`.
 #[derive(Clone, Debug, PartialEq)]
 struct Cover {
@@ -618,6 +840,9 @@ struct Sim<'a> {
     counts: FxHashMap<OpId, u64>,
     events: u64,
     observer: Option<&'a mut dyn FnMut(&Access<'_>)>,
+    /// The module as the pass found it (for source positions) and how to print one.
+    orig: &'a Module,
+    place: &'a dyn Fn(Span) -> String,
 }
 
 impl<'a> Sim<'a> {
@@ -626,9 +851,13 @@ impl<'a> Sim<'a> {
         origin: &'a FxHashMap<OpId, OpId>,
         orig_loops: &'a FxHashMap<OpId, Vec<OpId>>,
         reference: Option<&'a Reference>,
+        orig: &'a Module,
+        place: &'a dyn Fn(Span) -> String,
     ) -> Sim<'a> {
         Sim {
             m,
+            orig,
+            place,
             origin,
             orig_loops,
             env: FxHashMap::default(),
@@ -862,8 +1091,8 @@ impl<'a> Sim<'a> {
                     None => return Err("a load instance that the original never executes".into()),
                     Some(q) if *q != p => {
                         return Err(format!(
-                            "a load would read a value other than the original's ({})",
-                            describe(self.m, self.origin(op))
+                            "the load at {} would read a value other than the original's",
+                            (self.place)(self.orig.op(self.origin(op)).span)
                         ))
                     }
                     _ => {}
@@ -1071,10 +1300,6 @@ impl<'a> Sim<'a> {
     }
 }
 
-fn describe(_m: &Module, op: OpId) -> String {
-    format!("op #{}", op.0)
-}
-
 // ======================================================================================
 // The pass
 // ======================================================================================
@@ -1086,11 +1311,14 @@ struct State {
 }
 
 struct FnCtx<'a> {
+    /// The module before the pass (source positions of original ops).
+    orig: Module,
     func: OpId,
     entry: BlockId,
     orig_loops: FxHashMap<OpId, Vec<OpId>>,
     reference: Reference,
     opts: &'a AffineFusionOptions,
+    place: &'a dyn Fn(Span) -> String,
     remarks: Vec<Remark>,
     fusions: usize,
     shrunk: usize,
@@ -1118,7 +1346,14 @@ impl FnCtx<'_> {
         st: &'s State,
         observer: Option<&'s mut dyn FnMut(&Access<'_>)>,
     ) -> Result<FxHashMap<OpId, u64>, String> {
-        let mut sim = Sim::new(&st.m, &st.origin, &self.orig_loops, Some(&self.reference));
+        let mut sim = Sim::new(
+            &st.m,
+            &st.origin,
+            &self.orig_loops,
+            Some(&self.reference),
+            &self.orig,
+            self.place,
+        );
         sim.observer = observer;
         sim.run(self.func)?;
         Ok(sim.counts)
@@ -1135,12 +1370,13 @@ fn pos(m: &Module, b: BlockId, op: OpId) -> usize {
     m.block_ops(b).position(|o| o == op).unwrap_or(usize::MAX)
 }
 
-fn loc_text(m: &Module, op: OpId) -> String {
-    let _ = m;
-    format!("#{}", op.0)
-}
-
-fn run_function(m: &mut Module, f: OpId, opts: &AffineFusionOptions, report: &mut FusionReport) {
+fn run_function(
+    m: &mut Module,
+    f: OpId,
+    opts: &AffineFusionOptions,
+    place: &dyn Fn(Span) -> String,
+    report: &mut FusionReport,
+) {
     let Some(entry) = body(m, f, 0) else {
         return;
     };
@@ -1173,7 +1409,7 @@ fn run_function(m: &mut Module, f: OpId, opts: &AffineFusionOptions, report: &mu
     }
     let origin = FxHashMap::default();
     let reference = {
-        let mut sim = Sim::new(m, &origin, &orig_loops, None);
+        let mut sim = Sim::new(m, &origin, &orig_loops, None, m, place);
         match sim.run(f) {
             Ok(()) => std::mem::take(&mut sim.record),
             Err(why) => {
@@ -1191,11 +1427,13 @@ fn run_function(m: &mut Module, f: OpId, opts: &AffineFusionOptions, report: &mu
         }
     };
     let mut ctx = FnCtx {
+        orig: m.clone(),
         func: f,
         entry,
         orig_loops,
         reference,
         opts,
+        place,
         remarks: Vec::new(),
         fusions: 0,
         shrunk: 0,
@@ -1214,6 +1452,7 @@ fn run_function(m: &mut Module, f: OpId, opts: &AffineFusionOptions, report: &mu
         FusionMode::Sibling => sibling(&mut ctx, &mut st),
     }
     shrink_all(&mut ctx, &mut st, true);
+    promote_single_iteration(&mut st, f);
     *m = st.m;
     report.remarks.append(&mut ctx.remarks);
     report.fusions += ctx.fusions;
@@ -1255,20 +1494,64 @@ fn accesses_to(m: &Module, nest: OpId, roots: &[ValueId], want: Option<bool>) ->
 }
 
 /// Builds bounds for the slice loops of `chain` (in the source) from `covers`, as functions
-/// of `xs` (the destination's induction variables). A `None` cover keeps the loop's bounds.
+/// of `xs` (the destination's induction variables, whose value ranges are `xr` when
+/// known). A `None` cover keeps the loop's bounds. A constant bound of the source loop that
+/// the cover never crosses is dropped (and the cover, when it never passes the constant).
 #[allow(clippy::type_complexity)]
 fn slice_bounds(
     m: &Module,
     chain: &[OpId],
     covers: &[Option<Cover>],
     xs: &[ValueId],
+    xr: &[Option<(i64, i64)>],
 ) -> Result<FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>, String> {
     let mut out = FxHashMap::default();
     let d = xs.len() as u32;
+    // Range of `Σ slope·x + c` over the destination's iteration box, when known.
+    let range = |c: &Cover, add: i64| -> Option<(i64, i64)> {
+        let (mut lo, mut hi) = (c.c0.checked_add(add)?, c.c0.checked_add(add)?);
+        for (k, &a) in c.slope.iter().enumerate() {
+            if a == 0 {
+                continue;
+            }
+            let (l, h) = (*xr.get(k)?)?;
+            let (p, q) = (a.checked_mul(l)?, a.checked_mul(h)?);
+            lo = lo.checked_add(p.min(q))?;
+            hi = hi.checked_add(p.max(q))?;
+        }
+        Some((lo, hi))
+    };
+    let constant = |map: &AffineMap| match map.results.as_slice() {
+        [AffineExpr::Const(c)] => Some(*c),
+        _ => None,
+    };
     for (l, c) in chain.iter().zip(covers) {
         let Some(c) = c else { continue };
         let p = for_parts(m, *l).ok_or("malformed loop")?;
-        let build = |orig: &AffineMap, ops: &[ValueId], extra: AffineExpr| {
+        // lower: max(cover, orig); upper: min(cover + width, orig).
+        let build = |orig: &AffineMap, ops: &[ValueId], add: i64, lower: bool| {
+            let extra = simplify(&linear(&c.slope, 0, c.c0 + add));
+            let r = range(c, add);
+            if let (Some(k), Some((lo, hi))) = (constant(orig), r) {
+                let (keep_extra, keep_orig) = if lower {
+                    (hi > k, lo < k)
+                } else {
+                    (lo < k, hi > k)
+                };
+                if !keep_orig {
+                    return (
+                        AffineMap {
+                            num_dims: d,
+                            num_symbols: 0,
+                            results: vec![extra],
+                        },
+                        xs.to_vec(),
+                    );
+                }
+                if !keep_extra {
+                    return (orig.clone(), ops.to_vec());
+                }
+            }
             let mut results = vec![extra];
             results.extend(orig.results.iter().map(|e| shift_dims(e, 0, d)));
             let map = AffineMap {
@@ -1276,19 +1559,32 @@ fn slice_bounds(
                 num_symbols: orig.num_symbols,
                 results,
             };
-            let nd = orig.num_dims as usize;
             let mut operands = xs.to_vec();
-            operands.extend_from_slice(&ops[..nd]);
-            operands.extend_from_slice(&ops[nd..]);
+            operands.extend_from_slice(ops);
             (map, operands)
         };
-        let lo = linear(&c.slope, 0, c.c0);
-        let hi = linear(&c.slope, 0, c.c0.checked_add(c.width).ok_or("overflow")?);
-        let (lbm, lbo) = build(&p.lb, &p.lb_ops, lo);
-        let (ubm, ubo) = build(&p.ub, &p.ub_ops, hi);
+        let w = c.width;
+        let (lbm, lbo) = build(&p.lb, &p.lb_ops, 0, true);
+        let (ubm, ubo) = build(&p.ub, &p.ub_ops, w, false);
+        let (lbm, lbo) = compact(&lbm, &lbo);
+        let (ubm, ubo) = compact(&ubm, &ubo);
         out.insert(*l, (lbm, lbo, ubm, ubo));
     }
     Ok(out)
+}
+
+/// Constant `[lb, ub - 1]` of each loop, when its bounds are constants.
+fn const_ranges(m: &Module, loops: &[OpId]) -> Vec<Option<(i64, i64)>> {
+    loops
+        .iter()
+        .map(|&l| {
+            let p = for_parts(m, l)?;
+            match (p.lb.results.as_slice(), p.ub.results.as_slice()) {
+                ([AffineExpr::Const(a)], [AffineExpr::Const(b)]) if a < b => Some((*a, *b - 1)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// Per destination prefix (first `d` values of the recorded x), the min/max of each
@@ -1518,7 +1814,8 @@ fn fuse_best(
             .iter()
             .filter_map(|&l| for_iv(m, l))
             .collect();
-        let bounds = match slice_bounds(m, &src_chain, &covers, &xs) {
+        let xr = const_ranges(m, &dst_chain[..d]);
+        let bounds = match slice_bounds(m, &src_chain, &covers, &xs, &xr) {
             Ok(b) => b,
             Err(e) => {
                 why.push(format!("depth {d}: {e}"));
@@ -1739,7 +2036,7 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
                     Err(why) => {
                         let msg = format!(
                             "loop nest not fused into the consumer nest at {}: {why}",
-                            span_text(&st.m, dst)
+                            span_text(ctx, &st.m, dst)
                         );
                         ctx.remark(st, src, msg);
                         ok = false;
@@ -1751,7 +2048,7 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
                 for (dst, d, extra) in done {
                     let msg = format!(
                         "producer loop nest fused into the nest at {} at depth {d} ({:.0}% additional computation)",
-                        span_text(&st.m, dst),
+                        span_text(ctx, &st.m, dst),
                         extra * 100.0
                     );
                     ctx.remark(st, src, msg);
@@ -1768,12 +2065,12 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
     }
 }
 
-fn span_text(m: &Module, op: OpId) -> String {
+fn span_text(ctx: &FnCtx<'_>, m: &Module, op: OpId) -> String {
     let s = m.op(op).span;
     if s.start == 0 && s.end == 0 {
-        loc_text(m, op)
+        "a nest the pass created".to_string()
     } else {
-        format!("byte offset {}", s.start)
+        (ctx.place)(s)
     }
 }
 
@@ -1804,7 +2101,7 @@ fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
                             if after > before {
                                 let msg = format!(
                                     "sibling loop nest not fused into the nest at {}: the private buffers would grow ({after} B > {before} B)",
-                                    span_text(&st.m, dst)
+                                    span_text(ctx, &st.m, dst)
                                 );
                                 ctx.remark(st, src, msg);
                                 continue;
@@ -1812,7 +2109,7 @@ fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
                         }
                         let msg = format!(
                             "sibling loop nest fused into the nest at {} at depth {} ({:.0}% additional computation)",
-                            span_text(&st.m, dst),
+                            span_text(ctx, &st.m, dst),
                             c.depth,
                             c.extra * 100.0
                         );
@@ -1825,7 +2122,7 @@ fn sibling(ctx: &mut FnCtx<'_>, st: &mut State) {
                     Err(why) => {
                         let msg = format!(
                             "sibling loop nest not fused into the nest at {}: {why}",
-                            span_text(&st.m, dst)
+                            span_text(ctx, &st.m, dst)
                         );
                         ctx.remark(st, src, msg);
                     }
@@ -1866,8 +2163,9 @@ fn shrink_all(ctx: &mut FnCtx<'_>, st: &mut State, report: bool) {
         match shrink_one(ctx, st, a) {
             Ok(Some((new, old_b, new_b))) => {
                 if report {
-                    let msg = format!("buffer shrunk from {old_b} B to {new_b} B");
-                    ctx.remark(st, new, msg);
+                    let ty = st.m.value_type(st.m.result(new, 0)).to_string();
+                    let msg = format!("buffer shrunk from {old_b} B to {new_b} B ({ty})");
+                    ctx.remark(st, a, msg);
                 }
                 ctx.shrunk += 1;
             }
@@ -2057,7 +2355,7 @@ fn shrink_one(
                         if off == AffineExpr::Const(0) {
                             e.clone()
                         } else {
-                            e.clone() - off
+                            simplify(&(e.clone() - off))
                         }
                     })
                     .collect();
@@ -2075,6 +2373,10 @@ fn shrink_one(
                 operands.extend_from_slice(&idx[..nd as usize]);
                 operands.extend_from_slice(&xs);
                 operands.extend_from_slice(&idx[nd as usize..]);
+                let split = usize::from(write) + 1;
+                let (new_map, idx_ops) = compact(&new_map, &operands[split..]);
+                operands.truncate(split);
+                operands.extend(idx_ops);
                 let mut s2 = OperationState::new(cm.op(op).name.clone());
                 s2.props = cm.op(op).props.clone();
                 s2.props.set("map", Attribute::AffineMap(new_map));
@@ -2110,6 +2412,122 @@ fn shrink_one(
         }
     }
     Err(last_err)
+}
+
+// ======================================================================================
+// Clean-up: single-iteration slice loops
+// ======================================================================================
+
+/// Recreates an affine load/store with a new map and subscript operands.
+fn rebuild_access(st: &mut State, op: OpId, map: AffineMap, idx: Vec<ValueId>) {
+    let m = &mut st.m;
+    let Some((mref, _, _, write)) = access_parts(m, op) else {
+        return;
+    };
+    let mut operands = Vec::new();
+    if write {
+        operands.push(m.operands(op)[0]);
+    }
+    operands.push(mref);
+    operands.extend(idx);
+    let mut s2 = OperationState::new(m.op(op).name.clone());
+    s2.props = m.op(op).props.clone();
+    s2.props.set("map", Attribute::AffineMap(map));
+    s2.attrs = m.op(op).attrs.clone();
+    s2.loc = m.op(op).loc().clone();
+    s2.operands = operands;
+    s2.result_types = m
+        .results(op)
+        .iter()
+        .map(|&r| m.value_type(r).clone())
+        .collect();
+    let new_op = m.create_op(s2);
+    m.insert_before(op, new_op);
+    for (i, r) in m.results(op).to_vec().into_iter().enumerate() {
+        let nr = m.result(new_op, i);
+        m.replace_all_uses(r, nr);
+    }
+    m.erase_op(op);
+    let o = *st.origin.get(&op).unwrap_or(&op);
+    st.origin.insert(new_op, o);
+}
+
+/// Replaces each loop the pass created that runs exactly once (`lb` to `lb + 1`, no
+/// iteration arguments) by its body, its induction variable by the lower bound; then folds
+/// the subscripts of every affine access of the function.
+fn promote_single_iteration(st: &mut State, func: OpId) {
+    let loops: Vec<OpId> = st
+        .m
+        .walk_ops(func)
+        .into_iter()
+        .filter(|&o| name(&st.m, o) == "affine.for" && st.origin.contains_key(&o))
+        .collect();
+    for l in loops {
+        let m = &mut st.m;
+        let Some(p) = for_parts(m, l) else { continue };
+        if !p.inits.is_empty() || p.lb.results.len() != 1 || p.ub.results.len() != 1 {
+            continue;
+        }
+        if p.lb_ops != p.ub_ops || p.lb.num_dims != p.ub.num_dims {
+            continue;
+        }
+        let (Some(a), Some(b)) = (linearize(&p.lb.results[0]), linearize(&p.ub.results[0]))
+        else {
+            continue;
+        };
+        let mut diff = b;
+        if diff.add(&a, -1).is_none()
+            || diff.dims.values().any(|&v| v != 0)
+            || diff.syms.values().any(|&v| v != 0)
+            || diff.c != 1
+        {
+            continue;
+        }
+        let Some(iv) = for_iv(m, l) else { continue };
+        // The value of the induction variable.
+        let value = match (&p.lb.results[0], p.lb_ops.as_slice()) {
+            (AffineExpr::Dim(0), [v]) if p.lb.num_dims == 1 => *v,
+            (AffineExpr::Symbol(0), [v]) if p.lb.num_dims == 0 => *v,
+            _ => {
+                let mut s2 = OperationState::new("affine.apply");
+                s2.props.set("map", Attribute::AffineMap(p.lb.clone()));
+                s2.operands = p.lb_ops.clone();
+                s2.result_types.push(Type::index());
+                let ap = m.create_op(s2);
+                m.insert_before(l, ap);
+                let o = *st.origin.get(&l).unwrap_or(&l);
+                st.origin.insert(ap, o);
+                st.m.result(ap, 0)
+            }
+        };
+        let m = &mut st.m;
+        m.replace_all_uses(iv, value);
+        let Some(b) = body(m, l, 0) else { continue };
+        let ops: Vec<OpId> = m.block_ops(b).collect();
+        for o in ops {
+            if name(m, o) == "affine.yield" {
+                continue;
+            }
+            m.detach_op(o);
+            m.insert_before(l, o);
+        }
+        m.erase_op(l);
+    }
+    let accesses: Vec<OpId> = st
+        .m
+        .walk_ops(func)
+        .into_iter()
+        .filter(|&o| access_parts(&st.m, o).is_some())
+        .collect();
+    for op in accesses {
+        let Some((_, map, idx, _)) = access_parts(&st.m, op) else {
+            continue;
+        };
+        let (nm, nidx) = compact(&map, &idx);
+        if nm != map || nidx != idx {
+            rebuild_access(st, op, nm, nidx);
+        }
+    }
 }
 
 #[cfg(test)]
