@@ -42,8 +42,17 @@ use std::sync::Mutex;
 
 use support::{affgen, oracle};
 
-/// Seeds that found bugs (see FINDINGS.md of the affine work): always checked.
-const REGRESSION_SEEDS: &[u64] = &[2, 6, 29];
+/// Seeds that found bugs (FINDINGS.md, `tests/affine_findings`), always checked, with the checks
+/// that failed on them (`deps` seeds are cheap: no execution).
+const REGRESSION_SEEDS: &[(u64, &str)] = &[
+    (2, "deps"),
+    (6, "deps"),
+    (29, "deps"),
+    (147, "deps"),
+    (151, "deps"),
+    (174, "deps"),
+    (228, "deps"),
+];
 
 /// The fusion modes checked, as `--affine-loop-fusion` option values ("" = no options).
 const MODES: [&str; 4] = ["", "mode=producer", "mode=sibling", "mode=greedy maximal"];
@@ -55,10 +64,11 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn checks_enabled(which: &str) -> bool {
+/// The checks to run (`MEMPLAN_AFFINE_CHECKS`, default all), as a comma list.
+fn env_checks() -> String {
     match std::env::var("MEMPLAN_AFFINE_CHECKS") {
-        Ok(l) if !l.trim().is_empty() => l.split(',').any(|x| x.trim() == which),
-        _ => true,
+        Ok(l) if !l.trim().is_empty() => l,
+        _ => "deps,fusion,merge".into(),
     }
 }
 
@@ -238,7 +248,8 @@ struct Outcome {
 }
 
 /// Checks one program in `dir`; the text is written to `seedN.mlir`.
-fn check_program(dir: &Path, seed: u64, text: &str) -> Outcome {
+fn check_program(dir: &Path, seed: u64, text: &str, checks: &str) -> Outcome {
+    let checks_enabled = |which: &str| checks.split(',').any(|x| x.trim() == which);
     let mut o = Outcome {
         seed,
         ..Outcome::default()
@@ -588,14 +599,19 @@ impl Totals {
     }
 }
 
-fn seed_list() -> Vec<u64> {
+/// (seed, checks) of a run: the range of the env, then the regression seeds not in it.
+fn seed_list() -> Vec<(u64, String)> {
     let first = env_u64("MEMPLAN_RANDOM_SEED", 0);
     let n = env_u64("MEMPLAN_AFFINE_PROGRAMS", 6);
-    let mut v: Vec<u64> = (first..first + n).collect();
+    let all = env_checks();
+    let mut v: Vec<(u64, String)> = (first..first + n).map(|s| (s, all.clone())).collect();
     if env_u64("MEMPLAN_AFFINE_REGRESSION", 1) != 0 {
-        for s in REGRESSION_SEEDS {
-            if !v.contains(s) {
-                v.push(*s);
+        for (s, c) in REGRESSION_SEEDS {
+            if !v.iter().any(|x| x.0 == *s) {
+                let c: Vec<&str> = c.split(',').filter(|x| all.contains(x)).collect();
+                if !c.is_empty() {
+                    v.push((*s, c.join(",")));
+                }
             }
         }
     }
@@ -620,9 +636,12 @@ fn affine_differential() {
                     *n += 1;
                     *n - 1
                 };
-                let Some(&seed) = seeds.get(i) else { break };
+                let Some((seed, checks)) = seeds.get(i) else {
+                    break;
+                };
+                let seed = *seed;
                 let prog = affgen::generate(seed);
-                let o = check_program(&dir, seed, &prog.text);
+                let o = check_program(&dir, seed, &prog.text, checks);
                 for (c, dtl) in &o.failures {
                     eprintln!("affine seed {seed}: FAIL {c}: {dtl}");
                 }
@@ -841,7 +860,7 @@ fn shrink_affine_failure() {
     }
     let work = oracle::scratch_dir("affine-shrink");
     let failing = |text: &str| -> Vec<String> {
-        check_program(&work, seed, text)
+        check_program(&work, seed, text, &env_checks())
             .failures
             .into_iter()
             .map(|(c, _)| c)
@@ -869,7 +888,7 @@ fn shrink_affine_failure() {
     let _ = std::fs::create_dir_all(&out);
     let f = out.join(format!("seed{seed}.min.mlir"));
     std::fs::write(&f, &prog.text).expect("write");
-    let o = check_program(&work, seed, &prog.text);
+    let o = check_program(&work, seed, &prog.text, &env_checks());
     for (c, d) in &o.failures {
         eprintln!("  {c}: {d}");
     }

@@ -926,7 +926,14 @@ impl Gen {
             }
         }
         // 2. depth and the loop of each source dimension
-        let mut depth = self.pick(&[r, r, r, r, r.saturating_sub(1), r + 1]);
+        // a plain nest mirrors its source's written box (same depth and order, unit steps, no
+        // bound tricks): the nests fusion can merge
+        let plain = !tame && self.chance(40);
+        let mut depth = if plain {
+            r
+        } else {
+            self.pick(&[r, r, r, r, r.saturating_sub(1), r + 1])
+        };
         depth = depth.clamp(1, 3);
         let mut dim_loop: Vec<Option<usize>> = vec![None; r]; // loop position per source dim
         let mut flatten: Option<(usize, usize)> = None; // two source dims on one loop
@@ -937,7 +944,7 @@ impl Gen {
                 let k = self.rng.below(positions.len() as u64) as usize;
                 positions.remove(k);
             }
-            if r >= 2 && self.chance(25) {
+            if r >= 2 && self.chance(if plain { 8 } else { 25 }) {
                 positions.reverse();
                 if r == 3 && self.chance(50) {
                     positions.swap(0, 1);
@@ -1015,8 +1022,8 @@ impl Gen {
                     continue;
                 }
             }
-            let stride = if self.chance(12) { 2 } else { 1 };
-            let sh: Vec<i64> = if tame {
+            let stride = if !plain && self.chance(12) { 2 } else { 1 };
+            let sh: Vec<i64> = if tame || plain && self.chance(60) {
                 vec![0]
             } else {
                 match self.rng.below(10) {
@@ -1037,13 +1044,13 @@ impl Gen {
             };
             let mut l = ilo;
             let mut h = ihi + 1;
-            if h - l > 2 && self.chance(25) {
+            if !plain && h - l > 2 && self.chance(25) {
                 l += 1;
             }
-            if h - l > 2 && self.chance(25) {
+            if !plain && h - l > 2 && self.chance(25) {
                 h -= 1;
             }
-            let step = if self.chance(18) {
+            let step = if !plain && self.chance(18) {
                 self.pick(&[2, 3])
             } else {
                 1
@@ -1077,7 +1084,7 @@ impl Gen {
             }
             let mut lb = Bound::cst(l.lo);
             let mut ub = Bound::cst(l.hi);
-            if !tame && !ks.k.syms.is_empty() && self.chance(20) {
+            if !tame && !plain && !ks.k.syms.is_empty() && self.chance(20) {
                 let s = self.rng.below(ks.k.syms.len() as u64) as usize;
                 let v = ks.k.syms[s];
                 if self.chance(50) {
@@ -1086,7 +1093,7 @@ impl Gen {
                     ub = Bound(vec![E::Cst(l.hi), E::Sym(s).plus(self.range(0, 3))]);
                 }
                 self.cov.sym_bounds += 1;
-            } else if !tame && pos > 0 && self.chance(15) {
+            } else if !tame && !plain && pos > 0 && self.chance(15) {
                 let o = self.rng.below(pos as u64) as usize;
                 if self.chance(50) {
                     ub = Bound(vec![E::Cst(l.hi), d(o).plus(self.range(1, 3))]);
@@ -1146,7 +1153,11 @@ impl Gen {
         }
         let base_idx = prim_idx(&seen[0]);
         // secondary loads
-        let extra = if tame { 0 } else { self.rng.below(3) };
+        let extra = if tame {
+            0
+        } else {
+            self.rng.below(if plain { 2 } else { 3 })
+        };
         for _ in 0..extra {
             let b = self.pick(&readable);
             let shape = ks.k.bufs[b].shape.clone();
@@ -1251,7 +1262,7 @@ impl Gen {
                 (b, idx, None)
             }
             Target::New(role) => {
-                let idx = self.new_store_map(&loops, &store_loops, tame);
+                let idx = self.new_store_map(&loops, &store_loops, tame || plain);
                 let b = self.add_buf(ks, role, Vec::new());
                 (b, idx, Some(b))
             }

@@ -39,8 +39,8 @@
 
 use memplan_ir::fxhash::{FxHashMap, FxHashSet};
 use memplan_ir::{
-    Span, AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Type,
-    TypeKind, ValueDef, ValueId,
+    AffineExpr, AffineMap, Attribute, BlockId, IntegerSet, Module, OpId, OperationState, Span,
+    Type, TypeKind, ValueDef, ValueId,
 };
 
 use crate::remarks::Remark;
@@ -2456,12 +2456,11 @@ fn rebuild_access(st: &mut State, op: OpId, map: AffineMap, idx: Vec<ValueId>) {
 /// iteration arguments) by its body, its induction variable by the lower bound; then folds
 /// the subscripts of every affine access of the function.
 fn promote_single_iteration(st: &mut State, func: OpId) {
-    let loops: Vec<OpId> = st
-        .m
-        .walk_ops(func)
-        .into_iter()
-        .filter(|&o| name(&st.m, o) == "affine.for" && st.origin.contains_key(&o))
-        .collect();
+    let loops: Vec<OpId> =
+        st.m.walk_ops(func)
+            .into_iter()
+            .filter(|&o| name(&st.m, o) == "affine.for" && st.origin.contains_key(&o))
+            .collect();
     for l in loops {
         let m = &mut st.m;
         let Some(p) = for_parts(m, l) else { continue };
@@ -2471,8 +2470,7 @@ fn promote_single_iteration(st: &mut State, func: OpId) {
         if p.lb_ops != p.ub_ops || p.lb.num_dims != p.ub.num_dims {
             continue;
         }
-        let (Some(a), Some(b)) = (linearize(&p.lb.results[0]), linearize(&p.ub.results[0]))
-        else {
+        let (Some(a), Some(b)) = (linearize(&p.lb.results[0]), linearize(&p.ub.results[0])) else {
             continue;
         };
         let mut diff = b;
@@ -2513,12 +2511,11 @@ fn promote_single_iteration(st: &mut State, func: OpId) {
         }
         m.erase_op(l);
     }
-    let accesses: Vec<OpId> = st
-        .m
-        .walk_ops(func)
-        .into_iter()
-        .filter(|&o| access_parts(&st.m, o).is_some())
-        .collect();
+    let accesses: Vec<OpId> =
+        st.m.walk_ops(func)
+            .into_iter()
+            .filter(|&o| access_parts(&st.m, o).is_some())
+            .collect();
     for op in accesses {
         let Some((_, map, idx, _)) = access_parts(&st.m, op) else {
             continue;
