@@ -263,9 +263,29 @@ impl Rel {
         Ok(self.empty_by_gcd_test()? || self.has_invalid_constraint())
     }
 
+    fn into_set(self, kinds: Vec<crate::VarKind>) -> IntegerSet {
+        let mut out = IntegerSet::with_kinds(kinds);
+        for e in &self.eqs {
+            out.add_equality(&e[..self.n], e[self.n]);
+        }
+        for i in &self.ineqs {
+            out.add_inequality(&i[..self.n], i[self.n]);
+        }
+        out
+    }
+
+    fn remove_redundant_locals(&mut self, locals: &mut Vec<bool>) -> Res<()> {
+        let mut alive: Vec<usize> = (0..self.n).collect();
+        self.remove_redundant_locals_tracking(locals, &mut alive)
+    }
+
     /// Upstream's `removeRedundantLocalVars`: eliminates locals with a unit coefficient
     /// in some equality.
-    fn remove_redundant_locals(&mut self, locals: &mut Vec<bool>) -> Res<()> {
+    fn remove_redundant_locals_tracking(
+        &mut self,
+        locals: &mut Vec<bool>,
+        alive: &mut Vec<usize>,
+    ) -> Res<()> {
         let n1 = self.n + 1;
         for r in self.eqs.iter_mut() {
             normalize_prefix(r, n1)?;
@@ -297,6 +317,7 @@ impl Rel {
             self.eqs.remove(i);
             self.remove_col(j);
             locals.remove(j);
+            alive.remove(j);
         }
     }
 
@@ -410,6 +431,25 @@ pub fn mlir_is_empty(set: &IntegerSet) -> Result<bool, crate::AffineError> {
     Ok(false)
 }
 
+/// Upstream's `IntegerRelation::removeRedundantLocalVars()` (which its relation
+/// composition ends with): every local variable with a ±1 coefficient in some equality
+/// is substituted away, in row and column order. Exact over the integers.
+pub fn mlir_remove_redundant_locals(set: &IntegerSet) -> Result<IntegerSet, crate::AffineError> {
+    let mut r = Rel::from_set(set);
+    let mut locals: Vec<bool> = set
+        .kinds()
+        .iter()
+        .map(|k| *k == crate::VarKind::Local)
+        .collect();
+    let kinds_before = set.kinds().to_vec();
+    let cols_before = r.n;
+    // Track which original columns survive, to rebuild the kinds.
+    let mut alive: Vec<usize> = (0..cols_before).collect();
+    r.remove_redundant_locals_tracking(&mut locals, &mut alive)?;
+    let kinds = alive.iter().map(|&c| kinds_before[c]).collect();
+    Ok(r.into_set(kinds))
+}
+
 /// Upstream's `IntegerRelation::projectOut(pos, num)` on `set` (columns removed). The
 /// result over-approximates the integer projection (rational shadow, GCD-tightened).
 pub fn mlir_project_out(
@@ -422,14 +462,7 @@ pub fn mlir_project_out(
     r.project_out(pos, num)?;
     let mut kinds = set.kinds().to_vec();
     kinds.drain(pos..pos + num);
-    let mut out = IntegerSet::with_kinds(kinds);
-    for e in &r.eqs {
-        out.add_equality(&e[..r.n], e[r.n]);
-    }
-    for i in &r.ineqs {
-        out.add_inequality(&i[..r.n], i[r.n]);
-    }
-    Ok(out)
+    Ok(r.into_set(kinds))
 }
 
 /// Upstream's `IntegerRelation::getConstantBound(LB | UB, pos)`: project every other

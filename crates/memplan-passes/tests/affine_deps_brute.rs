@@ -411,3 +411,86 @@ fn precise_mode_is_sound_and_exact_without_symbols() {
     eprintln!("{} programs, {total} (pair, depth) checks", files.len());
     assert!(total > 0);
 }
+
+/// The slice API the fusion pass uses: the producer IV in terms of the consumer's.
+#[test]
+fn slice_bounds_of_a_shifted_consumer() {
+    let reg = Registry::with_all_dialects();
+    let src = r#"func.func @f(%a: memref<64xf32>, %b: memref<64xf32>, %x: f32) {
+  %t = memref.alloc() : memref<64xf32>
+  affine.for %i = 0 to 64 {
+    affine.store %x, %t[%i] : memref<64xf32>
+  }
+  affine.for %j = 0 to 60 {
+    %v = affine.load %t[%j + 2] : memref<64xf32>
+    %w = affine.load %t[2 * %j floordiv 3] : memref<64xf32>
+    affine.store %v, %b[%j] : memref<64xf32>
+  }
+  return
+}"#;
+    let m = parse_module(src, &reg, ParseOptions::default()).unwrap();
+    let acc = collect_accesses(&m, m.top, true);
+    let (store, load, load2) = (acc[0], acc[1], acc[2]);
+    let sys = memplan_passes::analysis::affine_deps::dependence_system(
+        &m,
+        store,
+        load,
+        None,
+        Mode::Precise,
+    )
+    .unwrap();
+    assert_eq!(sys.num_common, 0);
+    let keep: Vec<usize> = std::iter::once(sys.dst_col(0))
+        .chain(sys.symbol_cols())
+        .collect();
+    let b = sys.set.bounds_in_terms_of(sys.src_col(0), &keep).unwrap();
+    assert!(b.exact);
+    for j in 0..60 {
+        let lo = b
+            .lower
+            .iter()
+            .map(|l| l.eval_lower(&[j]).unwrap())
+            .max()
+            .unwrap();
+        let hi = b
+            .upper
+            .iter()
+            .map(|u| u.eval_upper(&[j]).unwrap())
+            .min()
+            .unwrap();
+        assert_eq!((lo, hi), (j + 2, j + 2));
+    }
+    // i == 2j floordiv 3: the bounds bracket it (they may be rational, never wrong).
+    let sys = memplan_passes::analysis::affine_deps::dependence_system(
+        &m,
+        store,
+        load2,
+        None,
+        Mode::Precise,
+    )
+    .unwrap();
+    let b = sys
+        .set
+        .bounds_in_terms_of(sys.src_col(0), &[sys.dst_col(0)])
+        .unwrap();
+    for j in 0..60 {
+        let lo = b
+            .lower
+            .iter()
+            .map(|l| l.eval_lower(&[j]).unwrap())
+            .max()
+            .unwrap();
+        let hi = b
+            .upper
+            .iter()
+            .map(|u| u.eval_upper(&[j]).unwrap())
+            .min()
+            .unwrap();
+        assert!(
+            lo <= (2 * j).div_euclid(3) && (2 * j).div_euclid(3) <= hi,
+            "j = {j}: [{lo}, {hi}]"
+        );
+        assert!(hi - lo <= 1, "j = {j}: [{lo}, {hi}] too wide");
+    }
+    assert!(check_dependence(&m, store, load, 1, Mode::Precise).may_depend());
+}

@@ -36,6 +36,21 @@
 //! and distance components are the exact integer ranges. Remarks use
 //! `Upstream`; fusion should use `Precise`.
 
+//!
+//! # Use from a transformation (e.g. loop fusion)
+//! - [`check_dependence`]`(m, src, dst, depth, Mode::Precise)`: is there a dependence
+//!   carried at `depth` (or loop-independent at common + 1), and its exact distance
+//!   components; [`DepResult::may_depend`] is the conservative yes/no.
+//! - [`dependence_system`]`(m, src, dst, None, Mode::Precise)`: the polyhedron of all
+//!   instance pairs touching the same element, for slices: the bounds of a source IV in
+//!   terms of the destination's outer IVs (and symbols) are
+//!   `sys.set.bounds_in_terms_of(sys.src_col(i), &keep)` with
+//!   `keep = (0..depth).map(|k| sys.dst_col(k)).chain(sys.symbol_cols())`
+//!   (lower bounds `ceil(e / d)`, upper bounds `floor(e / d)`, see
+//!   [`memplan_affine::IntegerSet::bounds_in_terms_of`]).
+//! - [`collect_accesses`], [`enclosing_loops`], [`num_common_loops`], [`Access::of`],
+//!   [`vector_shape`] for the bookkeeping.
+
 use std::collections::{BTreeMap, HashMap};
 
 use memplan_affine::{AffineError, IntegerSet, VarKind};
@@ -176,9 +191,9 @@ pub fn collect_accesses(m: &Module, root: OpId, include_vector: bool) -> Vec<OpI
     let mut out = Vec::new();
     m.walk(root, &mut |m, op| {
         let n = m.op(op).name.as_str();
-        if n == "affine.load" || n == "affine.store" {
-            out.push(op);
-        } else if include_vector && (n == "affine.vector_load" || n == "affine.vector_store") {
+        let scalar = n == "affine.load" || n == "affine.store";
+        let vector = n == "affine.vector_load" || n == "affine.vector_store";
+        if scalar || (include_vector && vector) {
             out.push(op);
         }
     });
@@ -456,10 +471,7 @@ impl<'m> Builder<'m> {
         };
         let mut order: Vec<usize> = (num_ivs..n).collect();
         order.sort_by_key(|&c| (self.kinds[c] == VarKind::Local, rank(self.col_phase[c]), c));
-        let mut new_col = vec![0usize; n];
-        for c in 0..num_ivs {
-            new_col[c] = c;
-        }
+        let mut new_col: Vec<usize> = (0..n).collect();
         for (i, &c) in order.iter().enumerate() {
             new_col[c] = num_ivs + i;
         }
@@ -867,10 +879,18 @@ pub fn check_dependence(m: &Module, src: OpId, dst: OpId, depth: usize, mode: Mo
             None => return DepResult::Failure("no common block in the affine scope".into()),
         }
     }
-    let sys = match dependence_system(m, src, dst, Some(depth), mode) {
+    let mut sys = match dependence_system(m, src, dst, Some(depth), mode) {
         Ok(s) => s,
         Err(e) => return DepResult::Failure(e),
     };
+    if mode == Mode::Upstream {
+        // Upstream's relation composition ends by substituting every local with a unit
+        // coefficient in an equality; the later (inexact) steps depend on that.
+        match memplan_affine::compat::mlir_remove_redundant_locals(&sys.set) {
+            Ok(s) => sys.set = s,
+            Err(e) => return DepResult::Failure(e.to_string()),
+        }
+    }
     let empty = match mode {
         Mode::Upstream => memplan_affine::compat::mlir_is_empty(&sys.set),
         Mode::Precise => sys.set.is_empty(),
