@@ -11,6 +11,11 @@
 //!   structural marker check, prints the same values and fits the ideal llc-22 frames; the
 //!   memref-level lifelines insert/verify/strip round trip; invalid lifelines are rejected.
 //!
+//! * `affine/check_affine.sh` (strict, all modes): dependence remarks equal mlir-opt-22's;
+//!   `--affine-loop-fusion` output (default, `mode=producer`, `mode=sibling`, `maximal`)
+//!   verifies and prints the same values; default-mode bytes at most upstream's and, where the
+//!   kernels hold `memref.dealloc`s, at most what upstream reaches without them.
+//!
 //! All need `mlir-22-tools` (the lifetimes checker also `llc-22` and `llvm-readobj-22`, from
 //! `llvm-22`); without them the tests skip, unless `MEMPLAN_REQUIRE_MLIR=1`.
 
@@ -32,6 +37,11 @@ fn shared_dir() -> Option<PathBuf> {
 
 /// Runs one shared checker script with memplan's binary and asserts it passes.
 fn run_checker(test: &str, script: &str, arg: &str) {
+    run_checker_env(test, script, arg, &[]);
+}
+
+/// [`run_checker`] with extra environment variables for the script.
+fn run_checker_env(test: &str, script: &str, arg: &str, envs: &[(&str, &str)]) {
     if !oracle::require_tools(test) {
         return;
     }
@@ -50,6 +60,7 @@ fn run_checker(test: &str, script: &str, arg: &str) {
         .arg(&target)
         .env("MEMPLAN", env!("CARGO_BIN_EXE_memplan"))
         .env("JOBS", std::env::var("JOBS").unwrap_or_else(|_| "2".into()))
+        .envs(envs.iter().copied())
         .output()
         .expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -120,4 +131,14 @@ fn lifetime_markers_set() {
         return;
     }
     run_checker(test, "mlir/lifetimes/check_lifetimes.sh", "mlir/lifetimes");
+}
+
+#[test]
+fn affine_fusion_set() {
+    run_checker_env(
+        "affine_fusion_set",
+        "mlir/affine/check_affine.sh",
+        "mlir/affine",
+        &[("AFFINE_STRICT", "1"), ("AFFINE_MODES", "1")],
+    );
 }

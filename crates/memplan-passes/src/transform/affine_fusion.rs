@@ -169,6 +169,12 @@ pub fn affine_loop_fusion_with(
     report
 }
 
+/// New bounds of slice loops: (lb map, lb operands, ub map, ub operands) per loop.
+type Bounds = FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>;
+
+/// Per iteration prefix, the `[min, max]` of each subscript (or loop value).
+type Boxes = FxHashMap<Vec<i64>, Vec<(i64, i64)>>;
+
 // ======================================================================================
 // Small IR helpers
 // ======================================================================================
@@ -350,7 +356,7 @@ fn clone_op(
     op: OpId,
     vmap: &mut FxHashMap<ValueId, ValueId>,
     origin: &mut FxHashMap<OpId, OpId>,
-    bounds: &FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>,
+    bounds: &Bounds,
 ) -> OpId {
     let get = |vmap: &FxHashMap<ValueId, ValueId>, v: ValueId| *vmap.get(&v).unwrap_or(&v);
     let d = m.op(op).clone();
@@ -402,6 +408,7 @@ fn clone_op(
     }
     st.regions = new_regions;
     let new = m.create_op(st);
+    m.op_mut(new).span = m.op(op).span;
     for (i, &r) in m.results(op).to_vec().iter().enumerate() {
         let nr = m.result(new, i);
         vmap.insert(r, nr);
@@ -1497,14 +1504,13 @@ fn accesses_to(m: &Module, nest: OpId, roots: &[ValueId], want: Option<bool>) ->
 /// of `xs` (the destination's induction variables, whose value ranges are `xr` when
 /// known). A `None` cover keeps the loop's bounds. A constant bound of the source loop that
 /// the cover never crosses is dropped (and the cover, when it never passes the constant).
-#[allow(clippy::type_complexity)]
 fn slice_bounds(
     m: &Module,
     chain: &[OpId],
     covers: &[Option<Cover>],
     xs: &[ValueId],
     xr: &[Option<(i64, i64)>],
-) -> Result<FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>, String> {
+) -> Result<Bounds, String> {
     let mut out = FxHashMap::default();
     let d = xs.len() as u32;
     // Range of `Σ slope·x + c` over the destination's iteration box, when known.
@@ -1589,15 +1595,16 @@ fn const_ranges(m: &Module, loops: &[OpId]) -> Vec<Option<(i64, i64)>> {
 
 /// Per destination prefix (first `d` values of the recorded x), the min/max of each
 /// source chain level; then a cover per level.
+#[allow(clippy::needless_range_loop)]
 fn covers_at(records: &[(Vec<i64>, Vec<i64>)], d: usize, k: usize) -> Option<Vec<Cover>> {
-    let mut per: FxHashMap<Vec<i64>, Vec<(i64, i64)>> = FxHashMap::default();
+    let mut per: Boxes = FxHashMap::default();
     for (x, y) in records {
         let e = per
             .entry(x[..d].to_vec())
             .or_insert_with(|| vec![(i64::MAX, i64::MIN); k]);
-        for j in 0..k {
-            e[j].0 = e[j].0.min(y[j]);
-            e[j].1 = e[j].1.max(y[j]);
+        for (ej, &yj) in e.iter_mut().zip(y) {
+            ej.0 = ej.0.min(yj);
+            ej.1 = ej.1.max(yj);
         }
     }
     let mut keys: Vec<&Vec<i64>> = per.keys().collect();
@@ -1622,7 +1629,7 @@ fn cost_of(m: &Module, counts: &FxHashMap<OpId, u64>, nest: OpId) -> u64 {
 }
 
 /// Upper corner minus lower corner of the boxes of `points` (per key) for the accesses.
-fn region_elems(boxes: &FxHashMap<Vec<i64>, Vec<(i64, i64)>>) -> u64 {
+fn region_elems(boxes: &Boxes) -> u64 {
     let mut ext: Vec<i64> = Vec::new();
     for b in boxes.values() {
         if ext.len() < b.len() {
@@ -1840,7 +1847,7 @@ fn fuse_best(
             }
         };
         let clone_set: FxHashSet<OpId> = cand.m.walk_ops(clone_root).into_iter().collect();
-        let mut slice_boxes: FxHashMap<Vec<i64>, Vec<(i64, i64)>> = FxHashMap::default();
+        let mut slice_boxes: Boxes = FxHashMap::default();
         let chain_d: Vec<OpId> = dst_chain[..d].to_vec();
         let res = {
             let mut obs = |a: &Access<'_>| {
@@ -1906,7 +1913,7 @@ fn fuse_best(
 }
 
 /// Inserts a slice copy of `src` (with `bounds`) into `dst`'s loop `at`; returns the copy.
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 fn build_fused(
     st: &mut State,
     entry: BlockId,
@@ -1914,7 +1921,7 @@ fn build_fused(
     dst: OpId,
     at: &OpId,
     kind: Kind,
-    bounds: &FxHashMap<OpId, (AffineMap, Vec<ValueId>, AffineMap, Vec<ValueId>)>,
+    bounds: &Bounds,
     remove_src: bool,
 ) -> Result<OpId, String> {
     let m = &mut st.m;
@@ -2247,8 +2254,7 @@ fn shrink_one(
     for t in 0..=max_len {
         let depths: Vec<usize> = chains.iter().map(|c| c.len().saturating_sub(t)).collect();
         // Footprint per group and prefix.
-        let mut boxes: Vec<FxHashMap<Vec<i64>, Vec<(i64, i64)>>> =
-            vec![FxHashMap::default(); groups.len()];
+        let mut boxes: Vec<Boxes> = vec![FxHashMap::default(); groups.len()];
         let group_of: FxHashMap<OpId, usize> = groups
             .iter()
             .enumerate()
@@ -2335,6 +2341,7 @@ fn shrink_one(
         ast.loc = cm.op(alloc).loc().clone();
         ast.result_types.push(new_ty);
         let new_alloc = cm.create_op(ast);
+        cm.op_mut(new_alloc).span = cm.op(alloc).span;
         cm.insert_before(alloc, new_alloc);
         let nb = cm.result(new_alloc, 0);
         for (g, (_, ops)) in groups.iter().enumerate() {
@@ -2389,6 +2396,7 @@ fn shrink_one(
                     .map(|&r| cm.value_type(r).clone())
                     .collect();
                 let new_op = cm.create_op(s2);
+                cm.op_mut(new_op).span = cm.op(op).span;
                 cm.insert_before(op, new_op);
                 for (i, r) in cm.results(op).to_vec().into_iter().enumerate() {
                     let nr = cm.result(new_op, i);
@@ -2442,6 +2450,7 @@ fn rebuild_access(st: &mut State, op: OpId, map: AffineMap, idx: Vec<ValueId>) {
         .map(|&r| m.value_type(r).clone())
         .collect();
     let new_op = m.create_op(s2);
+    m.op_mut(new_op).span = m.op(op).span;
     m.insert_before(op, new_op);
     for (i, r) in m.results(op).to_vec().into_iter().enumerate() {
         let nr = m.result(new_op, i);
