@@ -966,21 +966,15 @@ impl Gen {
                         continue;
                     }
                     *dl = Some(pos);
-                    if kk != k {
-                        pos += 1;
-                    } else {
-                        pos += 1;
-                    }
+                    pos += 1;
                 }
                 dim_loop[k + 1] = dim_loop[k];
             } else {
                 let mut consts = r - depth;
                 for dl in dim_loop.iter_mut() {
-                    if consts > 0 && self.chance(50) || pos >= depth {
-                        if consts > 0 {
-                            consts -= 1;
-                            continue;
-                        }
+                    if consts > 0 && (self.chance(50) || pos >= depth) {
+                        consts -= 1;
+                        continue;
                     }
                     if pos < depth {
                         *dl = Some(pos);
@@ -1077,8 +1071,7 @@ impl Gen {
         }
         // 4. bounds (symbolic, triangular)
         let mut fors: Vec<(Bound, Bound)> = Vec::new();
-        for pos in 0..depth {
-            let l = loops[pos];
+        for (pos, &l) in loops.iter().enumerate() {
             if l.step > 1 {
                 self.cov.steps += 1;
             }
@@ -2021,8 +2014,8 @@ fn render_main(out: &mut String, kernels: &[Kernel]) {
         }
         let coef = ["%p", "%q", "%c5"];
         let _ = writeln!(out, "{pad}%a0 = arith.addi %c1, %c0 : index");
-        for k in 0..r {
-            let _ = writeln!(out, "{pad}%m{k} = arith.muli %j{k}, {} : index", coef[k]);
+        for (k, c) in coef.iter().enumerate().take(r) {
+            let _ = writeln!(out, "{pad}%m{k} = arith.muli %j{k}, {c} : index");
             let _ = writeln!(out, "{pad}%a{} = arith.addi %a{k}, %m{k} : index", k + 1);
         }
         let _ = writeln!(out, "{pad}%r = arith.remui %a{r}, %c11 : index");
