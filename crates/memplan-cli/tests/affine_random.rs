@@ -28,6 +28,7 @@
 //! `MEMPLAN_AFFINE_JOBS` (programs checked in parallel, default 1), `MEMPLAN_AFFINE_CHECKS`
 //! (comma list of `deps`, `fusion`, `merge`; default all), `MEMPLAN_REQUIRE_MLIR=1` (fail instead
 //! of skipping without the tools), `MEMPLAN_AFFINE_TOOL` (another binary in memplan's place),
+//! `MEMPLAN_AFFINE_MODES` (comma list of the fusion modes to run: `default`, `mode=producer`, ...),
 //! `MEMPLAN_AFFINE_UPSTREAM_MODES=1` (also run and execute upstream's output in the non-default
 //! modes, for the report; the default mode's always is). Tools (ignored tests): `dump_affine_programs` writes programs to
 //! `MEMPLAN_AFFGEN_DIR`; `shrink_affine_failure` shrinks seed `MEMPLAN_AFFINE_SHRINK` to a smallest
@@ -362,7 +363,11 @@ fn check_program(dir: &Path, seed: u64, text: &str, checks: &str) -> Outcome {
 
     // (b) fusion, per mode
     if checks_enabled("fusion") {
+        let only = std::env::var("MEMPLAN_AFFINE_MODES").unwrap_or_default();
         for (mi, mode) in MODES.iter().enumerate() {
+            if !only.trim().is_empty() && !only.split(',').any(|m| m.trim() == mode_name(mode)) {
+                continue;
+            }
             let flag = fusion_flag(mode);
             let mut r = ModeResult::default();
             // upstream
@@ -907,4 +912,5 @@ fn shrink_affine_failure() {
         eprintln!("  {c}: {d}");
     }
     eprintln!("smallest program failing `{target}`: {}", f.display());
+    let _ = std::fs::remove_dir_all(&work);
 }

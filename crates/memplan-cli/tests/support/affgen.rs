@@ -2112,7 +2112,7 @@ pub fn shrink_candidates(p: &Program) -> Vec<Program> {
     // finer steps: a load becomes a constant computation, a store goes away
     for ki in 0..p.kernels.len() {
         for n in 0..p.kernels[ki].nests.len() {
-            for v in item_variants(&p.kernels[ki].nests[n]) {
+            for v in item_variants(&p.kernels[ki], &p.kernels[ki].nests[n]) {
                 let mut ks = p.kernels.clone();
                 ks[ki].nests[n] = v;
                 if check_kernel(&ks[ki]).is_err() {
@@ -2131,8 +2131,9 @@ pub fn shrink_candidates(p: &Program) -> Vec<Program> {
 }
 
 /// Copies of `items` with one access simplified away: a load replaced by `cst0 + cst1` (its
-/// result stays defined), a store removed; nested bodies included.
-fn item_variants(items: &[Item]) -> Vec<Vec<Item>> {
+/// result stays defined), a store into an intermediate removed (stores into the kernel's
+/// arguments stay, so that what is computed stays observable); nested bodies included.
+fn item_variants(k: &Kernel, items: &[Item]) -> Vec<Vec<Item>> {
     let mut out = Vec::new();
     for (i, it) in items.iter().enumerate() {
         match it {
@@ -2146,13 +2147,13 @@ fn item_variants(items: &[Item]) -> Vec<Vec<Item>> {
                 };
                 out.push(v);
             }
-            Item::Store { .. } => {
+            Item::Store { buf, .. } if k.bufs[*buf].role == Role::Temp => {
                 let mut v = items.to_vec();
                 v.remove(i);
                 out.push(v);
             }
             Item::For(l) => {
-                for b in item_variants(&l.body) {
+                for b in item_variants(k, &l.body) {
                     let mut v = items.to_vec();
                     let mut nl = (**l).clone();
                     nl.body = b;
@@ -2161,14 +2162,14 @@ fn item_variants(items: &[Item]) -> Vec<Vec<Item>> {
                 }
             }
             Item::If(g) => {
-                for b in item_variants(&g.then) {
+                for b in item_variants(k, &g.then) {
                     let mut v = items.to_vec();
                     let mut ng = (**g).clone();
                     ng.then = b;
                     v[i] = Item::If(Box::new(ng));
                     out.push(v);
                 }
-                for b in item_variants(&g.els) {
+                for b in item_variants(k, &g.els) {
                     let mut v = items.to_vec();
                     let mut ng = (**g).clone();
                     ng.els = b;
@@ -2176,7 +2177,7 @@ fn item_variants(items: &[Item]) -> Vec<Vec<Item>> {
                     out.push(v);
                 }
             }
-            Item::Bin { .. } => {}
+            Item::Bin { .. } | Item::Store { .. } => {}
         }
     }
     out
