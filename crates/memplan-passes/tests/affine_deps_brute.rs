@@ -87,6 +87,30 @@ impl<'m> Exec<'m> {
         Some(())
     }
 
+    /// Runs an `affine.parallel` band sequentially, in lexicographic order.
+    fn band(
+        &mut self,
+        body: memplan_ir::BlockId,
+        args: &[ValueId],
+        ranges: &[(i64, i64, i64)],
+        k: usize,
+        ivs: &mut Vec<i64>,
+    ) -> Option<()> {
+        if k == ranges.len() {
+            return self.block(body, ivs);
+        }
+        let (lo, hi, step) = ranges[k];
+        let mut i = lo;
+        while i < hi {
+            self.env.insert(args[k], i);
+            ivs.push(i);
+            self.band(body, args, ranges, k + 1, ivs)?;
+            ivs.pop();
+            i += step;
+        }
+        Some(())
+    }
+
     fn op(&mut self, op: OpId, ivs: &mut Vec<i64>) -> Option<()> {
         self.steps += 1;
         if self.steps > 2_000_000 {
@@ -134,6 +158,63 @@ impl<'m> Exec<'m> {
                     i += step;
                 }
                 Some(())
+            }
+            "affine.parallel" => {
+                let lb = map_of(m, op, "lowerBoundsMap")?;
+                let ub = map_of(m, op, "upperBoundsMap")?;
+                let groups = |name: &str| -> Option<Vec<usize>> {
+                    let Some(Attribute::Elements { body, ty, .. }) = m.op(op).props.get(name)
+                    else {
+                        return None;
+                    };
+                    let n = ty.shape()?.iter().product::<i64>() as usize;
+                    let t = body.trim();
+                    match t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+                        Some(inner) => inner.split(',').map(|x| x.trim().parse().ok()).collect(),
+                        None => Some(vec![t.parse().ok()?; n]),
+                    }
+                };
+                let (lbg, ubg) = (groups("lowerBoundsGroups")?, groups("upperBoundsGroups")?);
+                let Some(Attribute::Array(steps)) = m.op(op).props.get("steps") else {
+                    return None;
+                };
+                let steps: Vec<i64> = steps
+                    .iter()
+                    .map(|a| a.as_int().map(|x| x as i64))
+                    .collect::<Option<_>>()?;
+                let all = m.operands(op);
+                let nl = (lb.num_dims + lb.num_symbols) as usize;
+                let nu = (ub.num_dims + ub.num_symbols) as usize;
+                let lops: Vec<i64> = all[..nl]
+                    .iter()
+                    .map(|&v| self.value(v))
+                    .collect::<Option<_>>()?;
+                let uops: Vec<i64> = all[nl..nl + nu]
+                    .iter()
+                    .map(|&v| self.value(v))
+                    .collect::<Option<_>>()?;
+                let lbv: Vec<i64> = lb
+                    .results
+                    .iter()
+                    .map(|e| eval(e, &lb, &lops))
+                    .collect::<Option<_>>()?;
+                let ubv: Vec<i64> = ub
+                    .results
+                    .iter()
+                    .map(|e| eval(e, &ub, &uops))
+                    .collect::<Option<_>>()?;
+                let mut ranges = Vec::new();
+                let (mut li, mut ui) = (0, 0);
+                for k in 0..lbg.len() {
+                    let lo = *lbv[li..li + lbg[k]].iter().max()?;
+                    let hi = *ubv[ui..ui + ubg[k]].iter().min()?;
+                    li += lbg[k];
+                    ui += ubg[k];
+                    ranges.push((lo, hi, steps[k]));
+                }
+                let body = m.region_blocks(m.regions(op)[0])[0];
+                let args = m.block_args(body).to_vec();
+                self.band(body, &args, &ranges, 0, ivs)
             }
             "affine.if" => {
                 let Some(Attribute::IntegerSet(set)) = m.op(op).props.get("condition") else {

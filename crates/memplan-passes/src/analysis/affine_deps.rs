@@ -224,13 +224,40 @@ pub fn enclosing_affine_ops(m: &Module, op: OpId) -> Vec<(OpId, bool)> {
     out
 }
 
-/// `affine.for` ops enclosing `op` inside its affine scope, outermost first.
+/// The loops enclosing `op` inside its affine scope, outermost first, one entry per
+/// induction variable: an `affine.for` once, an `affine.parallel` once per IV (upstream's
+/// `getAffineIVs` order).
 pub fn enclosing_loops(m: &Module, op: OpId) -> Vec<OpId> {
-    enclosing_affine_ops(m, op)
-        .into_iter()
-        .filter(|&(o, _)| m.op(o).name == "affine.for")
-        .map(|(o, _)| o)
-        .collect()
+    let mut out = Vec::new();
+    for (o, _) in enclosing_affine_ops(m, op) {
+        match m.op(o).name.as_str() {
+            "affine.for" => out.push(o),
+            "affine.parallel" => {
+                let n = first_block(m, o).map_or(0, |b| m.block_args(b).len());
+                for _ in 0..n {
+                    out.push(o);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn first_block(m: &Module, op: OpId) -> Option<BlockId> {
+    let r = *m.regions(op).first()?;
+    m.region_blocks(r).first().copied()
+}
+
+/// The IVs of a loop list from [`enclosing_loops`] (a repeated `affine.parallel` gives
+/// its IVs in order).
+fn loop_ivs(m: &Module, loops: &[OpId]) -> Option<Vec<ValueId>> {
+    let mut out = Vec::with_capacity(loops.len());
+    for (i, &l) in loops.iter().enumerate() {
+        let k = loops[..i].iter().rev().take_while(|&&p| p == l).count();
+        out.push(*m.block_args(first_block(m, l)?).get(k)?);
+    }
+    Some(out)
 }
 
 /// Number of `affine.for` loops surrounding both `a` and `b`.
@@ -386,9 +413,23 @@ struct Builder<'m> {
 }
 
 fn loop_iv(m: &Module, for_op: OpId) -> Option<ValueId> {
-    let r = *m.regions(for_op).first()?;
-    let b = *m.region_blocks(r).first()?;
-    m.block_args(b).first().copied()
+    m.block_args(first_block(m, for_op)?).first().copied()
+}
+
+/// Integers of a `dense<...>` elements attribute (a list or a splat) or an integer array.
+fn int_elements(a: Option<&Attribute>) -> Option<Vec<i64>> {
+    match a? {
+        Attribute::Elements { kind, body, ty } if kind == "dense" => {
+            let n = usize::try_from(ty.shape()?.iter().product::<i64>()).ok()?;
+            let t = body.trim();
+            match t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+                Some(inner) if inner.trim().is_empty() => Some(Vec::new()),
+                Some(inner) => inner.split(',').map(|x| x.trim().parse().ok()).collect(),
+                None => Some(vec![t.parse().ok()?; n]),
+            }
+        }
+        other => other.as_int_array().map(<[i64]>::to_vec),
+    }
 }
 
 fn int_prop(m: &Module, op: OpId, name: &str) -> Option<i64> {
@@ -427,12 +468,12 @@ impl<'m> Builder<'m> {
             sym_col: HashMap::new(),
             divs: HashMap::new(),
         };
-        for (i, &l) in src_loops.iter().enumerate() {
-            let iv = loop_iv(m, l).ok_or("affine.for without an induction variable")?;
+        let src_ivs = loop_ivs(m, src_loops).ok_or("loop without induction variables")?;
+        let dst_ivs = loop_ivs(m, dst_loops).ok_or("loop without induction variables")?;
+        for (i, iv) in src_ivs.into_iter().enumerate() {
             b.src_iv.insert(iv, i);
         }
-        for (i, &l) in dst_loops.iter().enumerate() {
-            let iv = loop_iv(m, l).ok_or("affine.for without an induction variable")?;
+        for (i, iv) in dst_ivs.into_iter().enumerate() {
             b.dst_iv.insert(iv, src_loops.len() + i);
         }
         Ok(b)
@@ -526,10 +567,12 @@ impl<'m> Builder<'m> {
                 return self.flatten(&map.results[0], &map, &lins);
             }
         }
-        if let ValueDef::BlockArg { block, index: 0 } = self.m.value_def(v) {
+        if let ValueDef::BlockArg { block, index } = self.m.value_def(v) {
             let owner = self.m.block_region(block).and_then(|r| self.m.region_op(r));
-            if owner.is_some_and(|o| {
-                matches!(self.m.op(o).name.as_str(), "affine.for" | "affine.parallel")
+            if owner.is_some_and(|o| match self.m.op(o).name.as_str() {
+                "affine.for" => index == 0,
+                "affine.parallel" => true,
+                _ => false,
             }) {
                 return Err("a loop induction variable of a loop not enclosing the access".into());
             }
@@ -674,8 +717,58 @@ impl<'m> Builder<'m> {
                         }
                     }
                 }
-                _ => return Err("accesses inside affine.parallel are not supported".into()),
+                _ => self.parallel_domain(a, side)?,
             }
+        }
+        Ok(())
+    }
+
+    /// Bounds of every IV of an `affine.parallel` (the `max` of its lower-bound group,
+    /// the `min` of its upper-bound group). Steps are not modelled (a superset), as
+    /// upstream's `addAffineParallelOpDomain` does.
+    fn parallel_domain(&mut self, p: OpId, side: Side) -> Result<(), String> {
+        let m = self.m;
+        let bad = || "malformed affine.parallel".to_string();
+        let lb = map_prop(m, p, "lowerBoundsMap").ok_or_else(bad)?;
+        let ub = map_prop(m, p, "upperBoundsMap").ok_or_else(bad)?;
+        let lbg = int_elements(m.op(p).props.get("lowerBoundsGroups")).ok_or_else(bad)?;
+        let ubg = int_elements(m.op(p).props.get("upperBoundsGroups")).ok_or_else(bad)?;
+        let ivs = m.block_args(first_block(m, p).ok_or_else(bad)?).to_vec();
+        let nlb = (lb.num_dims + lb.num_symbols) as usize;
+        let nub = (ub.num_dims + ub.num_symbols) as usize;
+        let all = m.operands(p).to_vec();
+        if all.len() < nlb + nub
+            || lbg.len() != ivs.len()
+            || ubg.len() != ivs.len()
+            || lbg.iter().chain(&ubg).any(|&g| g < 0)
+            || lbg.iter().sum::<i64>() as usize != lb.results.len()
+            || ubg.iter().sum::<i64>() as usize != ub.results.len()
+        {
+            return Err(bad());
+        }
+        let lb_ops = self.operands(&lb, &all[..nlb], side, 0)?;
+        let ub_ops = self.operands(&ub, &all[nlb..nlb + nub], side, 0)?;
+        let (mut li, mut ui) = (0usize, 0usize);
+        for (k, iv) in ivs.iter().enumerate() {
+            let col = match side {
+                Side::Src => self.src_iv[iv],
+                Side::Dst => self.dst_iv[iv],
+            };
+            let ivl = Lin::var(col);
+            for r in &lb.results[li..li + lbg[k] as usize] {
+                let l = self.flatten(r, &lb, &lb_ops)?;
+                self.add_ge(&ivl.add_scaled(&l, -1)?);
+            }
+            for r in &ub.results[ui..ui + ubg[k] as usize] {
+                let u = self.flatten(r, &ub, &ub_ops)?;
+                let mut g = u.add_scaled(&ivl, -1)?;
+                g.c =
+                    g.c.checked_sub(1)
+                        .ok_or_else(|| ovf(AffineError::Overflow))?;
+                self.add_ge(&g);
+            }
+            li += lbg[k] as usize;
+            ui += ubg[k] as usize;
         }
         Ok(())
     }

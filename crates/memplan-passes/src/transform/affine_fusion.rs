@@ -246,8 +246,18 @@ fn for_iv(m: &Module, op: OpId) -> Option<ValueId> {
 fn access_parts(m: &Module, op: OpId) -> Option<(ValueId, AffineMap, Vec<ValueId>, bool)> {
     let ops = m.operands(op);
     match name(m, op) {
-        "affine.load" => Some((ops[0], map_prop(m, op, "map")?, ops[1..].to_vec(), false)),
-        "affine.store" => Some((ops[1], map_prop(m, op, "map")?, ops[2..].to_vec(), true)),
+        "affine.load" => Some((
+            *ops.first()?,
+            map_prop(m, op, "map")?,
+            ops.get(1..)?.to_vec(),
+            false,
+        )),
+        "affine.store" => Some((
+            *ops.get(1)?,
+            map_prop(m, op, "map")?,
+            ops.get(2..)?.to_vec(),
+            true,
+        )),
         _ => None,
     }
 }
@@ -819,6 +829,137 @@ struct Access<'b> {
     prev: Option<Writer>,
 }
 
+/// True if `v` evaluates to a constant in every iteration of the loops inside `nest`: an
+/// induction variable of a loop in `nest`, a constant, or affine/integer arithmetic on those.
+fn evaluable(m: &Module, v: ValueId, nest: OpId, depth: u32) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    match m.value_def(v) {
+        ValueDef::BlockArg { block, index } => {
+            index == 0
+                && m.block_region(block)
+                    .and_then(|r| m.region_op(r))
+                    .is_some_and(|o| name(m, o) == "affine.for" && ancestor_or_self(m, o, nest))
+        }
+        ValueDef::OpResult { op, .. } => match name(m, op) {
+            "arith.constant" | "index.constant" => true,
+            "arith.addi" | "arith.subi" | "arith.muli" | "affine.apply" | "affine.min"
+            | "affine.max" => m
+                .operands(op)
+                .iter()
+                .all(|&o| evaluable(m, o, nest, depth + 1)),
+            _ => false,
+        },
+        ValueDef::Placeholder => false,
+    }
+}
+
+fn ancestor_or_self(m: &Module, mut op: OpId, anc: OpId) -> bool {
+    loop {
+        if op == anc {
+            return true;
+        }
+        match m.parent_op(op) {
+            Some(p) => op = p,
+            None => return false,
+        }
+    }
+}
+
+/// Why a top-level nest cannot be executed abstractly (then it is treated as one opaque op
+/// that reads and overwrites every buffer it touches), or `None`.
+fn opaque_reason(m: &Module, nest: OpId, written: &FxHashSet<ValueId>) -> Option<String> {
+    for o in m.walk_ops(nest) {
+        let n = name(m, o);
+        let check = |vals: &[ValueId]| vals.iter().all(|&v| evaluable(m, v, nest, 0));
+        match n {
+            "affine.for" => {
+                let p = for_parts(m, o)?;
+                if !check(&p.lb_ops) || !check(&p.ub_ops) {
+                    return Some("a loop bound that is not a constant".into());
+                }
+            }
+            "affine.if" => {
+                if !check(m.operands(o)) {
+                    return Some("an affine.if on a value that is not a constant".into());
+                }
+            }
+            "affine.load" | "affine.store" => {
+                let (mref, _, idx, _) = access_parts(m, o)?;
+                if !check(&idx) && written.contains(&mref) {
+                    return Some("subscripts that are not constants".into());
+                }
+            }
+            "memref.load" | "memref.store" => {
+                let ops = m.operands(o);
+                if ops.len() < 2 + usize::from(n == "memref.store") - 1 {
+                    return Some(format!("a malformed '{n}'"));
+                }
+                let (mref, idx) = if n == "memref.store" {
+                    (ops[1], &ops[2..])
+                } else {
+                    (ops[0], &ops[1..])
+                };
+                if !check(idx) && written.contains(&mref) {
+                    return Some("subscripts that are not constants".into());
+                }
+            }
+            _ => {
+                if !m.regions(o).is_empty() && n != "affine.if" {
+                    return Some(format!("'{n}'"));
+                }
+                if m.operands(o).iter().any(|&v| is_memref(m, v))
+                    || m.results(o).iter().any(|&v| is_memref(m, v))
+                {
+                    return Some(format!("'{n}' on a buffer"));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Memref values the function `f` stores to or passes to other ops (all but loads and
+/// deallocations).
+fn written_set(m: &Module, f: OpId) -> FxHashSet<ValueId> {
+    let mut out = FxHashSet::default();
+    for o in m.walk_ops(f) {
+        match name(m, o) {
+            "affine.store" | "memref.store" => {
+                if let Some(&v) = m.operands(o).get(1) {
+                    out.insert(v);
+                }
+            }
+            "affine.load" | "memref.load" | "memref.dealloc" => {}
+            _ => {
+                for &v in m.operands(o) {
+                    if is_memref(m, v) {
+                        out.insert(v);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Roots of every buffer an op (and what it nests) uses.
+fn roots_used(m: &Module, op: OpId) -> Vec<ValueId> {
+    let mut out = Vec::new();
+    for o in m.walk_ops(op) {
+        for &v in m.operands(o) {
+            if is_memref(m, v) {
+                let r = root_of(m, v).unwrap_or(v);
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// What the reference run of the original function recorded.
 #[derive(Default)]
 struct Reference {
@@ -845,6 +986,8 @@ struct Sim<'a> {
     reference: Option<&'a Reference>,
     record: Reference,
     counts: FxHashMap<OpId, u64>,
+    /// Top-level nests executed as one opaque op.
+    opaque_nests: FxHashSet<OpId>,
     events: u64,
     observer: Option<&'a mut dyn FnMut(&Access<'_>)>,
     /// The module as the pass found it (for source positions) and how to print one.
@@ -877,6 +1020,7 @@ impl<'a> Sim<'a> {
             reference,
             record: Reference::default(),
             counts: FxHashMap::default(),
+            opaque_nests: FxHashSet::default(),
             events: 0,
             observer: None,
         }
@@ -890,20 +1034,11 @@ impl<'a> Sim<'a> {
     fn run(&mut self, f: OpId) -> Result<(), String> {
         let entry = body(self.m, f, 0).ok_or("function without body")?;
         // Buffers the function writes (anything else may be read with unknown subscripts).
-        for o in self.m.walk_ops(f) {
-            match name(self.m, o) {
-                "affine.store" | "memref.store" => {
-                    let v = self.m.operands(o)[1];
-                    self.written.insert(v);
-                }
-                "affine.load" | "memref.load" | "memref.dealloc" => {}
-                _ => {
-                    for &v in self.m.operands(o) {
-                        if is_memref(self.m, v) {
-                            self.written.insert(v);
-                        }
-                    }
-                }
+        self.written = written_set(self.m, f);
+        for o in self.m.block_ops(entry) {
+            if name(self.m, o) == "affine.for" && opaque_reason(self.m, o, &self.written).is_some()
+            {
+                self.opaque_nests.insert(o);
             }
         }
         for &a in self.m.block_args(entry) {
@@ -1175,10 +1310,35 @@ impl<'a> Sim<'a> {
     fn exec_op(&mut self, op: OpId) -> Result<(), String> {
         let m = self.m;
         let n = name(m, op);
-        if n != "affine.for" && n != "affine.if" {
+        // Op instances as upstream's cost model counts them: loop bodies' ops but for the
+        // loops, ifs (and what they hold) and terminators.
+        if !matches!(n, "affine.for" | "affine.if" | "affine.yield")
+            && m.parent_op(op).is_none_or(|p| name(m, p) != "affine.if")
+        {
             *self.counts.entry(op).or_default() += 1;
         }
         match n {
+            "affine.for" if self.stack.is_empty() && self.opaque_nests.contains(&op) => {
+                // Read everything it touches (written buffers too: a partial write keeps the
+                // rest), then overwrite everything it writes.
+                let roots = roots_used(m, op);
+                let written: Vec<ValueId> = m
+                    .walk_ops(op)
+                    .into_iter()
+                    .filter_map(|o| match access_parts(m, o) {
+                        Some((mref, _, _, true)) => Some(mref),
+                        _ => match name(m, o) {
+                            "affine.load" | "memref.load" => None,
+                            _ => m.operands(o).iter().copied().find(|&v| is_memref(m, v)),
+                        },
+                    })
+                    .filter_map(|v| root_of(m, v))
+                    .collect();
+                for r in roots {
+                    let w = written.contains(&r);
+                    self.opaque(op, r, w)?;
+                }
+            }
             "affine.for" => {
                 let p = for_parts(m, op).ok_or("malformed affine.for")?;
                 let lb = self
@@ -1239,6 +1399,9 @@ impl<'a> Sim<'a> {
             "memref.load" | "memref.store" => {
                 let ops = m.operands(op);
                 let write = n == "memref.store";
+                if ops.len() < 1 + usize::from(write) {
+                    return Err(format!("malformed '{n}'"));
+                }
                 let mref = if write { ops[1] } else { ops[0] };
                 let idx = if write { &ops[2..] } else { &ops[1..] };
                 let map = AffineMap {
@@ -1267,7 +1430,8 @@ impl<'a> Sim<'a> {
                 if !self.stack.is_empty() {
                     return Err("a deallocation inside a loop".into());
                 }
-                let r = self.root(m.operands(op)[0])?;
+                let v = *m.operands(op).first().ok_or("malformed memref.dealloc")?;
+                let r = self.root(v)?;
                 self.freed.insert(r);
             }
             "func.return" => {
@@ -1674,6 +1838,13 @@ fn fuse_best(
 ) -> Result<Candidate, String> {
     let m = &st.m;
     movable(m, src).map_err(|e| format!("the source nest cannot be moved: {e}"))?;
+    let written = written_set(m, ctx.func);
+    if let Some(why) = opaque_reason(m, src, &written) {
+        return Err(format!("the source nest holds {why}"));
+    }
+    if let Some(why) = opaque_reason(m, dst, &written) {
+        return Err(format!("the destination nest holds {why}"));
+    }
     let shared: Vec<ValueId> = match kind {
         Kind::Producer => {
             let w = roots_accessed(m, src, true);
@@ -1988,7 +2159,10 @@ fn build_fused(
             .take(dst_pos.saturating_sub(src_pos + 1))
             .filter(|&o| {
                 name(m, o) == "memref.dealloc"
-                    && root_of(m, m.operands(o)[0]).is_some_and(|r| used.contains(&r))
+                    && m.operands(o)
+                        .first()
+                        .and_then(|&v| root_of(m, v))
+                        .is_some_and(|r| used.contains(&r))
             })
             .collect();
         let mut anchor = dst;
@@ -2239,6 +2413,10 @@ fn shrink_one(
     }
     if groups.is_empty() {
         return Ok(None);
+    }
+    let written = written_set(m, ctx.func);
+    if let Some(why) = groups.iter().find_map(|g| opaque_reason(m, g.0, &written)) {
+        return Err(format!("a nest using it holds {why}"));
     }
     groups.sort_by_key(|g| pos(m, ctx.entry, g.0));
     for g in &mut groups {
