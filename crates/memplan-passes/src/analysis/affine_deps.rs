@@ -890,22 +890,25 @@ pub fn dependence_system(
         .take_while(|(a, b)| a == b)
         .count();
     let mut b = Builder::new(m, mode, &src_loops, &dst_loops)?;
-    b.domain(src, Side::Src)?;
+    // The destination side first: upstream's composition merges the destination
+    // relation's symbols and divisions first, and a symbol or division both sides use
+    // takes the destination's place.
     b.domain(dst, Side::Dst)?;
-    // Subscripts: one local per memref dimension, equal to both sides' index (upstream
-    // composes the two access relations through these).
-    b.phase = Phase::SrcMap;
-    let s_ops = b.operands(&sa.map, &sa.indices, Side::Src, 0)?;
-    let mut s_idx = Vec::new();
-    for r in &sa.map.results {
-        s_idx.push(b.flatten(r, &sa.map, &s_ops)?);
-    }
     b.phase = Phase::DstMap;
     let d_ops = b.operands(&da.map, &da.indices, Side::Dst, 0)?;
     let mut d_idx = Vec::new();
     for r in &da.map.results {
         d_idx.push(b.flatten(r, &da.map, &d_ops)?);
     }
+    b.domain(src, Side::Src)?;
+    b.phase = Phase::SrcMap;
+    let s_ops = b.operands(&sa.map, &sa.indices, Side::Src, 0)?;
+    let mut s_idx = Vec::new();
+    for r in &sa.map.results {
+        s_idx.push(b.flatten(r, &sa.map, &s_ops)?);
+    }
+    // Subscripts: one local per memref dimension, equal to both sides' index (upstream
+    // composes the two access relations through these).
     if mode == Mode::Precise {
         // A vector access touches a box in the trailing dimensions: index + e with
         // 0 <= e < extent (upstream looks at the first element only).
