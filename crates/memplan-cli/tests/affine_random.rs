@@ -24,7 +24,7 @@
 //! `MEMPLAN_AFFINE_REPORT=FILE`, to that file.
 //!
 //! Env: `MEMPLAN_RANDOM_SEED` (first seed, default 0), `MEMPLAN_AFFINE_PROGRAMS` (how many, default
-//! 6; the regression seeds of [`REGRESSION_SEEDS`] are added unless `MEMPLAN_AFFINE_REGRESSION=0`),
+//! 4; the regression seeds of [`REGRESSION_SEEDS`] are added unless `MEMPLAN_AFFINE_REGRESSION=0`),
 //! `MEMPLAN_AFFINE_JOBS` (programs checked in parallel, default 1), `MEMPLAN_AFFINE_CHECKS`
 //! (comma list of `deps`, `fusion`, `merge`; default all), `MEMPLAN_REQUIRE_MLIR=1` (fail instead
 //! of skipping without the tools), `MEMPLAN_AFFINE_TOOL` (another binary in memplan's place),
@@ -48,7 +48,12 @@ use support::{affgen, oracle};
 /// makes, so every finding is also kept as a minimised, generator-independent program in
 /// `tests/affine_findings/` (checked by `affine_findings_regressions`); seeds 2, 6, 29, 147, 151,
 /// 174 and 228 of an earlier generator found D1-D7 of FINDINGS.md.
-const REGRESSION_SEEDS: &[(u64, &str)] = &[];
+const REGRESSION_SEEDS: &[(u64, &str)] = &[
+    (3012, "fusion"),
+    (3027, "fusion"),
+    (3036, "fusion"),
+    (5045, "fusion"),
+];
 
 /// The fusion modes checked, as `--affine-loop-fusion` option values ("" = no options).
 const MODES: [&str; 4] = ["", "mode=producer", "mode=sibling", "mode=greedy maximal"];
@@ -602,7 +607,7 @@ impl Totals {
 /// (seed, checks) of a run: the range of the env, then the regression seeds not in it.
 fn seed_list() -> Vec<(u64, String)> {
     let first = env_u64("MEMPLAN_RANDOM_SEED", 0);
-    let n = env_u64("MEMPLAN_AFFINE_PROGRAMS", 6);
+    let n = env_u64("MEMPLAN_AFFINE_PROGRAMS", 4);
     let all = env_checks();
     let mut v: Vec<(u64, String)> = (first..first + n).map(|s| (s, all.clone())).collect();
     if env_u64("MEMPLAN_AFFINE_REGRESSION", 1) != 0 {
