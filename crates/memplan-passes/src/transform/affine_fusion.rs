@@ -22,7 +22,11 @@
 //!   WAR and WAW dependences, loop-carried ones and those through nests in between, and
 //!   recomputation; a fusion that fails it is left alone with a remark. The check needs
 //!   loop bounds that evaluate to constants (symbols may appear in subscripts of buffers
-//!   the function never writes) and at most a few million accesses per function.
+//!   the function never writes) and at most a few million accesses per function; a nest
+//!   that does not qualify is one opaque step (it reads, and may overwrite, every element of
+//!   every buffer it touches) and is never fused. As upstream does, distinct memref
+//!   arguments are assumed not to alias. Slices come from the same execution, not from
+//!   integer sets: exact for the nests the check accepts.
 //! - **Cost** (upstream's): the op instances of the fused nest against those of the two
 //!   nests (`compute-tolerance`, default 0.30, ignored with `maximal`); among acceptable
 //!   depths the one whose slice writes the smallest region wins (ties: the deeper one).
