@@ -423,7 +423,8 @@ fn check_file(path: &Path, reg: &Registry) -> (usize, usize) {
                         path.display()
                     );
                     match (&res, obs) {
-                        (DepResult::Failure(e), _) => panic!("{what}: analysis failed: {e}"),
+                        // A failure is a conservative "may depend" (e.g. semi-affine maps).
+                        (DepResult::Failure(_), _) => {}
                         (DepResult::NoDependence, Some(o)) => {
                             panic!("{what}: missed a dependence {o:?}")
                         }

@@ -968,6 +968,12 @@ pub fn check_dependence(m: &Module, src: OpId, dst: OpId, depth: usize, mode: Mo
     if depth == 0 || depth > common + 1 {
         return DepResult::Failure(format!("depth {depth} outside 1..={}", common + 1));
     }
+    let mut sys = match dependence_system(m, src, dst, Some(depth), mode) {
+        Ok(s) => s,
+        Err(e) => return DepResult::Failure(e),
+    };
+    // As upstream, the access relations are built (and may fail) before the
+    // program-order test of the loop-independent depth.
     if depth > common {
         match src_before_dst(m, src, dst) {
             Some(true) => {}
@@ -975,10 +981,6 @@ pub fn check_dependence(m: &Module, src: OpId, dst: OpId, depth: usize, mode: Mo
             None => return DepResult::Failure("no common block in the affine scope".into()),
         }
     }
-    let mut sys = match dependence_system(m, src, dst, Some(depth), mode) {
-        Ok(s) => s,
-        Err(e) => return DepResult::Failure(e),
-    };
     if mode == Mode::Upstream {
         // Upstream's relation composition ends by substituting every local with a unit
         // coefficient in an equality; the later (inexact) steps depend on that.
