@@ -110,9 +110,21 @@ pub fn run(file: &Path) -> Result<String, String> {
 
 /// [`run`] with `MALLOC_PERTURB_=perturb` for the runner (0 = glibc's default, no perturbing).
 pub fn run_perturbed(file: &Path, perturb: u8) -> Result<String, String> {
+    run_lowered(file, "", perturb)
+}
+
+/// [`run_perturbed`] for programs with affine ops: the affine set's pipeline
+/// (`shared/mlir/affine/README.md`) lowers them with `--lower-affine` first.
+pub fn run_affine(file: &Path, perturb: u8) -> Result<String, String> {
+    run_lowered(file, "--lower-affine", perturb)
+}
+
+/// Lowers `file` with `mlir-opt-22 PRE --convert-bufferization-to-memref --test-lower-to-llvm`
+/// (`pre` may be empty) and runs its `@main` under `MALLOC_PERTURB_=perturb`.
+fn run_lowered(file: &Path, pre: &str, perturb: u8) -> Result<String, String> {
     let t = timeout_s();
     let script = r#"set -o pipefail
-timeout "$T" "$OPT" "$1" --convert-bufferization-to-memref --test-lower-to-llvm \
+timeout "$T" "$OPT" "$1" $PRE --convert-bufferization-to-memref --test-lower-to-llvm \
  | MALLOC_PERTURB_="$P" timeout -s KILL "$T" "$RUNNER" -e main -entry-point-result=void -shared-libs="$L1,$L2" \
  | sed -E 's/base@ = 0x[0-9a-f]+/base@ = ADDR/'"#;
     let out = Command::new("bash")
@@ -122,6 +134,7 @@ timeout "$T" "$OPT" "$1" --convert-bufferization-to-memref --test-lower-to-llvm 
         .arg(file)
         .env("T", &t)
         .env("P", perturb.to_string())
+        .env("PRE", pre)
         .env("OPT", MLIR_OPT)
         .env("RUNNER", MLIR_RUNNER)
         .env("L1", shared_lib("libmlir_runner_utils"))
