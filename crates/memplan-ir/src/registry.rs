@@ -118,6 +118,7 @@ impl Registry {
             r.attr_names.insert(a, ());
         }
         crate::dialects::register_all(&mut r);
+        crate::ods::register(&mut r);
         r
     }
     /// Adds (or replaces) a definition.
