@@ -15,7 +15,7 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               AllTypesMatch=a|b, TypesMatchWith=from|to|how, CustomAssemblyFormat)
   operands    `;`-separated `name kind type`: kind `1` single, `?` optional, `*` variadic,
               `**` variadic of variadic; type `=T` (the constraint builds exactly type T, written
-              as MLIR text), `~!dialect.` (a dialect type class: printed stripped in formats) or
+              as MLIR text), `~!dialect.mnemonic` (a dialect type class: formats print only its parameters) or
               `:Name` (any other constraint, by its ODS name, or its summary)
   attributes  `;`-separated `name req kind`: req `r` required, `o` optional, `d` has a default;
               kind (see memplan-ir's ods.rs): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
@@ -246,7 +246,7 @@ class Reader:
         cpp = (base.get("cppType") or "").strip()
         td = self.typedefs.get(cpp)
         if td:
-            return kind, f"~!{td[0]}."
+            return kind, f"~!{td[0]}.{td[1]}"
         name = base["!name"]
         if name.startswith("anonymous_"):
             name = re.sub(r"[^A-Za-z0-9]+", "_", base.get("summary") or "any").strip("_") or "any"
@@ -345,8 +345,8 @@ class Reader:
                     cls = f"{ns}::{cls}"
                 parts = cls.split("::")
                 out.append("SingleBlockImplicitTerminator=" + self.op_classes.get("::".join(parts[-2:]), cls))
-            elif tsc and tsc[-1] == "AllTypesMatch":
-                out.append("AllTypesMatch=" + "|".join(tr["values"]))
+            elif tsc and tsc[-1] in ("AllTypesMatch", "AllElementTypesMatch", "AllShapesMatch", "AllRanksMatch"):
+                out.append(tsc[-1] + "=" + "|".join(tr["values"]))
             elif tsc and tsc[-1] in ("TypesMatchWith", "OptionalTypesMatchWith", "RangedTypesMatchWith"):
                 tf = re.sub(r"\s+", "", tr.get("transformer") or "")
                 how = {

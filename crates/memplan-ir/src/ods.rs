@@ -700,6 +700,9 @@ fn fix_anchors(elems: &mut [Elem], marked: &[FTok], op: &OdsOp) {
 /// Registers every table op that has no definition yet.
 pub fn register(r: &mut Registry) {
     let t = table();
+    for d in &t.dialects {
+        r.close_dialect(d);
+    }
     for op in &t.ops {
         if let Some(old) = r.get(op.name).copied() {
             // A hand-written op that only parses (its print is generic): the engine takes it
@@ -921,15 +924,16 @@ fn parse_elems(
 
 fn parse_type_for(p: &mut Parser<'_>, spec: &ValueSpec, qualified: bool) -> PResult<Type> {
     if let (TypeC::Dialect(pre), false) = (&spec.ty, qualified) {
-        if p.at(Tok::BareId) {
-            let start = p.current_pos();
-            let mut end = p.current_span().end as usize;
-            let src = p.source();
-            if src.as_bytes().get(end) == Some(&b'<') {
-                end = p.scan_balanced(end)?;
+        // MLIR's parseCustomTypeWithFallback: a full type after `!`, else only the
+        // parameters of the expected type class (nothing for a parameterless one)
+        if !p.at(Tok::ExclId) {
+            let mut text = pre.to_string();
+            if p.at(Tok::Less) {
+                let start = p.current_pos();
+                let end = p.scan_balanced(start)?;
+                text.push_str(&p.source()[start..end]);
+                p.reset(end);
             }
-            let text = format!("{pre}{}", &src[start..end]);
-            p.reset(end);
             return Ok(Type::new(TypeKind::Opaque(text)));
         }
     }
@@ -945,15 +949,15 @@ fn parse_type_list_for(
     match spec.arity {
         Arity::Single => v.push(parse_type_for(p, spec, qualified)?),
         Arity::Optional => {
-            if p.at_type() || (matches!(spec.ty, TypeC::Dialect(_)) && p.at(Tok::BareId)) {
-                v.push(parse_type_for(p, spec, qualified)?);
+            if p.at_type() {
+                v.push(p.parse_type()?);
             }
         }
         _ => {
-            if p.at_type() || (matches!(spec.ty, TypeC::Dialect(_)) && p.at(Tok::BareId)) {
-                v.push(parse_type_for(p, spec, qualified)?);
+            if p.at_type() {
+                v.push(p.parse_type()?);
                 while p.consume_if(Tok::Comma) {
-                    v.push(parse_type_for(p, spec, qualified)?);
+                    v.push(p.parse_type()?);
                 }
             }
         }
@@ -1757,10 +1761,18 @@ fn print_literal(pr: &mut Printer<'_>, cx: &mut PrintCtx<'_>, l: &str) {
 }
 
 fn print_type_of(pr: &mut Printer<'_>, t: &Type, spec: Option<&ValueSpec>, qualified: bool) {
-    if let (Some(ValueSpec { ty: TypeC::Dialect(pre), .. }), false) = (spec, qualified) {
+    if let (
+        Some(ValueSpec {
+            ty: TypeC::Dialect(pre),
+            arity: Arity::Single,
+            ..
+        }),
+        false,
+    ) = (spec, qualified)
+    {
         if let TypeKind::Opaque(s) = t.kind() {
             if let Some(r) = s.strip_prefix(pre) {
-                if r.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                if r.is_empty() || r.starts_with('<') {
                     pr.write(r);
                     return;
                 }
@@ -2213,5 +2225,188 @@ fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
             return Err("requires the same type for all operands and results".into());
         }
     }
+    if op.has_trait("SameTypeOperands") {
+        let all: Vec<&Type> = m.operands(id).iter().map(|&v| m.value_type(v)).collect();
+        if all.windows(2).any(|w| w[0] != w[1]) {
+            return Err("requires all operands to have the same type".into());
+        }
+    }
+    if op.has_trait("SameOperandsAndResultElementType") {
+        let all: Vec<Type> = m
+            .operands(id)
+            .iter()
+            .chain(m.results(id))
+            .map(|&v| elem_or_self(m.value_type(v)))
+            .collect();
+        if all.windows(2).any(|w| w[0] != w[1]) {
+            return Err("requires the same element type for all operands and results".into());
+        }
+    }
+    // per-group constraints, where the split into groups is known
+    let osz = group_sizes(
+        &op.operands,
+        nops,
+        d.props.get("operandSegmentSizes"),
+        op.has_trait("SameVariadicOperandSize"),
+    );
+    let rsz = group_sizes(
+        &op.results,
+        nres,
+        d.props.get("resultSegmentSizes"),
+        op.has_trait("SameVariadicResultSize"),
+    );
+    let ogroups = osz.as_ref().map(|z| split(m.operands(id), z));
+    let rgroups = rsz.as_ref().map(|z| split(m.results(id), z));
+    for (specs, groups, what) in [
+        (&op.operands, &ogroups, "operand"),
+        (&op.results, &rgroups, "result"),
+    ] {
+        let Some(groups) = groups else { continue };
+        let mut at = 0;
+        for (spec, g) in specs.iter().zip(groups) {
+            for &v in g.iter() {
+                let t = m.value_type(v);
+                if let Some(false) = satisfies(&spec.ty, t) {
+                    return Err(format!(
+                        "{what} #{at} must be {}, but got '{t}'",
+                        constraint_text(&spec.ty)
+                    ));
+                }
+                at += 1;
+            }
+        }
+    }
+    let named = |n: &str| -> Option<Vec<Type>> {
+        if let Some(i) = op.operands.iter().position(|o| o.name == n) {
+            return ogroups
+                .as_ref()
+                .map(|g| g[i].iter().map(|&v| m.value_type(v).clone()).collect());
+        }
+        if let Some(i) = op.results.iter().position(|o| o.name == n) {
+            return rgroups
+                .as_ref()
+                .map(|g| g[i].iter().map(|&v| m.value_type(v).clone()).collect());
+        }
+        None
+    };
+    for (tr, elem) in [("AllTypesMatch", false), ("AllElementTypesMatch", true)] {
+        for v in op.trait_values(tr) {
+            let mut tys = Vec::new();
+            for n in v.split('|') {
+                match named(n) {
+                    Some(ts) => tys.extend(ts),
+                    None => {
+                        if let Some(t) = d.props.get(n).and_then(|a| a.typed()) {
+                            tys.push(t);
+                        }
+                    }
+                }
+            }
+            let tys: Vec<Type> = if elem {
+                tys.iter().map(elem_or_self).collect()
+            } else {
+                tys
+            };
+            if tys.windows(2).any(|w| w[0] != w[1]) {
+                let names = v.replace('|', ", ");
+                return Err(if elem {
+                    format!("failed to verify that all of {{{names}}} have same element type")
+                } else {
+                    format!("failed to verify that all of {{{names}}} have same type")
+                });
+            }
+        }
+    }
+    for v in op.trait_values("TypesMatchWith") {
+        let mut it = v.split('|');
+        let (Some(from), Some(to), Some(how)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        let (Some(f), Some(t)) = (named(from), named(to)) else {
+            continue;
+        };
+        let (Some(f), Some(t)) = (f.first(), t.first()) else {
+            continue;
+        };
+        let want = match how {
+            "same" => f.clone(),
+            "elem" if f.element_type().is_some() => elem_or_self(f),
+            _ => continue,
+        };
+        if &want != t {
+            return Err(format!(
+                "failed to verify that type of '{to}' matches what '{from}' requires ('{want}')"
+            ));
+        }
+    }
     Ok(())
+}
+
+fn elem_or_self(t: &Type) -> Type {
+    t.element_type().cloned().unwrap_or_else(|| t.clone())
+}
+
+fn constraint_text(c: &TypeC) -> String {
+    match c {
+        TypeC::Exact(t) => t.to_string(),
+        TypeC::Dialect(p) => format!("{p} type"),
+        TypeC::Other(n) => n.replace('_', " "),
+    }
+}
+
+/// Whether `t` satisfies a constraint memplan knows; `None` for constraints it does not check.
+fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
+    let k = t.kind();
+    let opaque = |pre: &str| matches!(k, TypeKind::Opaque(s) if s == pre || s.starts_with(&format!("{pre}<")));
+    let signless_int = |t: &Type| {
+        matches!(
+            t.kind(),
+            TypeKind::Integer {
+                signedness: Signedness::Signless,
+                ..
+            }
+        )
+    };
+    let shaped_elem = || match k {
+        TypeKind::Vector { elem, .. }
+        | TypeKind::RankedTensor { elem, .. }
+        | TypeKind::UnrankedTensor { elem } => Some(elem.clone()),
+        _ => None,
+    };
+    let like = |f: &dyn Fn(&Type) -> bool| f(t) || shaped_elem().is_some_and(|e| f(&e));
+    Some(match c {
+        TypeC::Exact(x) => x == t,
+        TypeC::Dialect(p) => opaque(p),
+        TypeC::Other(n) => match *n {
+            "AnyType" | "any" => true,
+            "LLVM_AnyPointer" => opaque("!llvm.ptr"),
+            "AnyMemRef" => matches!(k, TypeKind::MemRef { .. }),
+            "AnyRankedOrUnrankedMemRef" => {
+                matches!(k, TypeKind::MemRef { .. } | TypeKind::UnrankedMemRef { .. })
+            }
+            "AnyRankedTensor" => matches!(k, TypeKind::RankedTensor { .. }),
+            "AnyTensor" => matches!(k, TypeKind::RankedTensor { .. } | TypeKind::UnrankedTensor { .. }),
+            "AnyVectorOfAnyRank" => matches!(k, TypeKind::Vector { .. }),
+            "AnyVectorOfNonZeroRank" => {
+                matches!(k, TypeKind::Vector { shape, .. } if !shape.is_empty())
+            }
+            "AnyShaped" => matches!(
+                k,
+                TypeKind::Vector { .. }
+                    | TypeKind::RankedTensor { .. }
+                    | TypeKind::UnrankedTensor { .. }
+                    | TypeKind::MemRef { .. }
+                    | TypeKind::UnrankedMemRef { .. }
+            ),
+            "AnySignlessInteger" => signless_int(t),
+            "AnyInteger" => t.is_integer(),
+            "AnySignlessIntegerOrIndex" => signless_int(t) || t.is_index(),
+            "AnyFloat" => t.is_float(),
+            "SignlessIntegerOrIndexLike" => like(&|e: &Type| signless_int(e) || e.is_index()),
+            "SignlessIntegerLike" => like(&signless_int),
+            "FloatLike" => like(&|e: &Type| e.is_float()),
+            "BoolLike" => like(&|e: &Type| e == &Type::int(1)),
+            _ => return None,
+        },
+    })
 }
