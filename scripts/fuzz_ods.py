@@ -25,6 +25,7 @@ disagreeing input.
 
 usage: fuzz_ods.py [--seed N] [--modules N] [--mutants N] [--batch N] [--jobs N]
                    [--memplan BIN] [--mlir-opt BIN] [--report FILE] [--keep DIR]
+                   [--min-gen PCT] [--min-custom PCT] [--min-reject PCT]
 """
 
 import argparse
@@ -381,6 +382,9 @@ def main():
     ap.add_argument("--mlir-opt", default="mlir-opt-22")
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "mlir", "corpus", "cases"))
     ap.add_argument("--report")
+    ap.add_argument("--min-gen", type=float, help="fail unless the generated round trip agrees at least this often (percent)")
+    ap.add_argument("--min-custom", type=float, help="same for mlir-opt-22's custom form read by memplan")
+    ap.add_argument("--min-reject", type=float, help="same for mutants mlir-opt-22 rejects that memplan rejects")
     ap.add_argument("--keep")
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -525,7 +529,21 @@ def main():
     if a.report:
         with open(a.report, "w") as f:
             f.write(text)
-    return 0
+
+    def rate(x, y):
+        return 100.0 * x / y if y else 100.0
+
+    fails = []
+    for what, lim, val in [
+        ("generated round trip", a.min_gen, rate(s["gen.roundtrip_same"], s["gen.roundtrip_total"])),
+        ("custom-form round trip", a.min_custom, rate(s["cus.roundtrip_same"], s["cus.roundtrip_total"] + s["cus.memplan_reject"])),
+        ("mutant rejection", a.min_reject, rate(s["mut.both_reject"], s["mut.both_reject"] + s["mut.opt_only_reject"])),
+    ]:
+        if lim is not None and val < lim:
+            fails.append(f"{what}: {val:.2f}% < {lim}%")
+    for f in fails:
+        print(f"FAIL {f}", file=sys.stderr)
+    return 1 if fails else 0
 
 
 if __name__ == "__main__":

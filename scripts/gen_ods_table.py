@@ -15,7 +15,8 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               AllTypesMatch=a|b, TypesMatchWith=from|to|how, CustomAssemblyFormat)
   operands    `;`-separated `name kind type`: kind `1` single, `?` optional, `*` variadic,
               `**` variadic of variadic; type `=T` (the constraint builds exactly type T, written
-              as MLIR text), `~!dialect.mnemonic` (a dialect type class: formats print only its parameters) or
+              as MLIR text), `~!dialect.mnemonic` (a dialect type class: formats print only its parameters),
+              `~!dialect.mnemonic=T` (both) or
               `:Name` (any other constraint, by its ODS name, or its summary)
   attributes  `;`-separated `name req kind`: req `r` required, `o` optional, `d` has a default;
               kind (see memplan-ir's ods.rs): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
@@ -162,7 +163,7 @@ def builder_type(call, typedefs):
         return t
     m = re.fullmatch(r"\$_builder\.getType<::mlir::LLVM::LLVMPointerType>\((\d+)\)", s)
     if m:
-        return "!llvm.ptr" if m.group(1) == "0" else f"!llvm.ptr<{m.group(1)}>"
+        return "~!llvm.ptr=" + ("!llvm.ptr" if m.group(1) == "0" else f"!llvm.ptr<{m.group(1)}>")
     m = re.fullmatch(r"::mlir::VectorType::get\(\{(\d+)\}\s*,\s*(.*?)\s*\)", s)
     if m:
         e = scalar_call(m.group(2))
@@ -176,7 +177,7 @@ def builder_type(call, typedefs):
             cls = "::" + cls
         td = typedefs.get(cls)
         if td and td[2]:
-            return f"!{td[0]}.{td[1]}"
+            return f"~!{td[0]}.{td[1]}=!{td[0]}.{td[1]}"
         if cls in CPP_TYPES:
             return CPP_TYPES[cls]
     return None
@@ -242,7 +243,8 @@ class Reader:
         if call:
             t = builder_type(call, self.typedefs)
             if t:
-                return kind, "=" + t
+                # `~PREFIX=T`: a dialect type class (printed stripped) that builds exactly T
+                return kind, t if t.startswith("~") else "=" + t
         cpp = (base.get("cppType") or "").strip()
         td = self.typedefs.get(cpp)
         if td:
@@ -358,7 +360,12 @@ class Reader:
                     "::llvm::cast<ShapedType>($_self).getElementType()": "elem",
                     "::llvm::cast<VectorType>($_self).getElementType()": "elem",
                     "::llvm::cast<TensorType>($_self).getElementType()": "elem",
+                    "::llvm::cast<::mlir::VectorType>($_self).getElementType()": "elem",
+                    "::mlir::LLVM::getVectorElementType($_self)": "elem",
+                    "LLVM::getVectorElementType($_self)": "elem",
+                    "::getI1SameShape($_self)": "i1shape",
                 }.get(tf, "other")
+
                 opt = "?" if tsc[-1] == "OptionalTypesMatchWith" else ""
                 out.append(f"TypesMatchWith{opt}={tr['lhs']}|{tr['rhs']}|{how}")
             elif not tr["!anonymous"] and n in ("InferTypeOpAdaptorWithIsCompatible",):

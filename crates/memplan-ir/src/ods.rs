@@ -53,8 +53,9 @@ pub enum Arity {
 pub enum TypeC {
     /// The constraint builds exactly this type (`Index`, `I1`, `!llvm.ptr` ...).
     Exact(Type),
-    /// A dialect type class (`!llvm.`): formats print it without the dialect prefix.
-    Dialect(&'static str),
+    /// A dialect type class (`!llvm.ptr`): formats print only its parameters (`<3>`), or
+    /// nothing for a parameterless type; with the exact type when the constraint builds one.
+    Dialect(&'static str, Option<Type>),
     /// Any other constraint, by name (not checked).
     Other(&'static str),
 }
@@ -141,6 +142,16 @@ pub struct OdsOp {
     /// The `assemblyFormat` (empty if none).
     pub format: &'static str,
     compiled: OnceLock<Result<Format, String>>,
+}
+
+impl TypeC {
+    /// The type the constraint builds, if any.
+    pub fn exact(&self) -> Option<&Type> {
+        match self {
+            TypeC::Exact(t) | TypeC::Dialect(_, Some(t)) => Some(t),
+            _ => None,
+        }
+    }
 }
 
 impl OdsOp {
@@ -244,7 +255,10 @@ fn parse_values(field: &'static str) -> Vec<ValueSpec> {
             let ty = if let Some(x) = t.strip_prefix('=') {
                 type_from_text(x).map_or(TypeC::Other(x), TypeC::Exact)
             } else if let Some(x) = t.strip_prefix('~') {
-                TypeC::Dialect(x)
+                match x.split_once('=') {
+                    Some((pre, full)) => TypeC::Dialect(pre, type_from_text(full)),
+                    None => TypeC::Dialect(x, None),
+                }
             } else {
                 TypeC::Other(t.trim_start_matches(':'))
             };
@@ -923,7 +937,7 @@ fn parse_elems(
 }
 
 fn parse_type_for(p: &mut Parser<'_>, spec: &ValueSpec, qualified: bool) -> PResult<Type> {
-    if let (TypeC::Dialect(pre), false) = (&spec.ty, qualified) {
+    if let (TypeC::Dialect(pre, _), false) = (&spec.ty, qualified) {
         // MLIR's parseCustomTypeWithFallback: a full type after `!`, else only the
         // parameters of the expected type class (nothing for a parameterless one)
         if !p.at(Tok::ExclId) {
@@ -1099,7 +1113,7 @@ fn parse_attr(p: &mut Parser<'_>, spec: &AttrSpec) -> PResult<Attribute> {
             p.reset(end);
             Ok(Attribute::Opaque(text))
         }
-        AttrKind::Typed(t) => p.parse_attribute_of_type(t),
+        AttrKind::Typed(t) => parse_typed_literal(p, t),
         AttrKind::TypeAttr => Ok(Attribute::Type(p.parse_type()?)),
         AttrKind::DenseArray(t) => {
             p.parse_lsquare()?;
@@ -1138,6 +1152,64 @@ fn parse_attr(p: &mut Parser<'_>, spec: &AttrSpec) -> PResult<Attribute> {
         AttrKind::Any => p.parse_attribute(),
         AttrKind::Unsupported => Err(p.error_here("unsupported attribute kind")),
     }
+}
+
+/// MLIR's `parseAttribute(attr, type)` for a known type: a number literal takes the type and
+/// no `: type` follows; anything else is a full attribute.
+fn parse_typed_literal(p: &mut Parser<'_>, t: &Type) -> PResult<Attribute> {
+    if t == &Type::int(1) && (p.peek_keyword("true") || p.peek_keyword("false")) {
+        let v = p.parse_optional_keyword("true");
+        if !v {
+            p.parse_optional_keyword("false");
+        }
+        return Ok(Attribute::Integer {
+            value: i128::from(v),
+            ty: t.clone(),
+        });
+    }
+    if matches!(p.peek(), Tok::Integer | Tok::Float | Tok::Minus) {
+        let sp = p.current_span();
+        let neg = p.consume_if(Tok::Minus);
+        let kind = p.peek();
+        let lit = p.peek_text();
+        let text = if neg { format!("-{lit}") } else { lit.to_string() };
+        if t.is_float() {
+            if kind == Tok::Integer && lit.starts_with("0x") {
+                let bits = u128::from_str_radix(&lit[2..], 16)
+                    .map_err(|_| Diagnostic::new(sp, "invalid hexadecimal float literal"))?;
+                p.bump();
+                return Ok(Attribute::Float {
+                    value: f64::NAN,
+                    bits: Some(bits),
+                    ty: t.clone(),
+                });
+            }
+            let value = text
+                .parse::<f64>()
+                .map_err(|_| Diagnostic::new(sp, "invalid float literal"))?;
+            p.bump();
+            return Ok(Attribute::Float {
+                value,
+                bits: None,
+                ty: t.clone(),
+            });
+        }
+        if kind == Tok::Integer && (t.is_integer() || t.is_index()) {
+            let value = if let Some(h) = lit.strip_prefix("0x") {
+                i128::from_str_radix(h, 16).map(|v| if neg { -v } else { v })
+            } else {
+                text.parse::<i128>()
+            }
+            .map_err(|_| Diagnostic::new(sp, "integer constant out of range"))?;
+            p.bump();
+            return Ok(Attribute::Integer {
+                value,
+                ty: t.clone(),
+            });
+        }
+        return Err(Diagnostic::new(sp, "invalid literal for the attribute's type"));
+    }
+    p.parse_attribute()
 }
 
 fn parse_elem(
@@ -1363,14 +1435,14 @@ fn infer_types(
     // buildable types
     for (i, spec) in op.operands.iter().enumerate() {
         if s.operand_types[i].is_none() {
-            if let TypeC::Exact(t) = &spec.ty {
+            if let Some(t) = spec.ty.exact() {
                 s.operand_types[i] = Some(vec![t.clone(); s.operands[i].len()]);
             }
         }
     }
     for (i, spec) in op.results.iter().enumerate() {
         if s.result_types[i].is_none() {
-            if let TypeC::Exact(t) = &spec.ty {
+            if let Some(t) = spec.ty.exact() {
                 if spec.arity == Arity::Single {
                     s.result_types[i] = Some(vec![t.clone()]);
                 }
@@ -1418,10 +1490,8 @@ fn infer_types(
                 let Some(ft) = known_type(op, st, s, from) else {
                     continue;
                 };
-                let t = match how {
-                    "same" => ft,
-                    "elem" => ft.element_type().cloned().unwrap_or(ft),
-                    _ => continue,
+                let Some(t) = transform(how, &ft) else {
+                    continue;
                 };
                 set_named_type(op, s, to, &t);
             }
@@ -1653,7 +1723,7 @@ fn printable(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) 
     // types not written must be what the parser infers: check the simple sources
     for (i, spec) in op.operands.iter().enumerate() {
         if !fmt.operand_typed[i] {
-            if let TypeC::Exact(t) = &spec.ty {
+            if let Some(t) = spec.ty.exact() {
                 if cx.operands[i].iter().any(|&v| m.value_type(v) != t) {
                     return false;
                 }
@@ -1662,7 +1732,7 @@ fn printable(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) 
     }
     for (i, spec) in op.results.iter().enumerate() {
         if !fmt.result_typed[i] {
-            if let TypeC::Exact(t) = &spec.ty {
+            if let Some(t) = spec.ty.exact() {
                 if cx.results[i].iter().any(|&v| m.value_type(v) != t) {
                     return false;
                 }
@@ -1711,10 +1781,8 @@ fn printable(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) 
                 d.props.get(n).and_then(|a| a.typed())
             };
             if let (Some(f), Some(t)) = (get(from), get(to)) {
-                let want = match how {
-                    "same" => f,
-                    "elem" => f.element_type().cloned().unwrap_or(f),
-                    _ => continue,
+                let Some(want) = transform(how, &f) else {
+                    continue;
                 };
                 if want != t {
                     return false;
@@ -1763,7 +1831,7 @@ fn print_literal(pr: &mut Printer<'_>, cx: &mut PrintCtx<'_>, l: &str) {
 fn print_type_of(pr: &mut Printer<'_>, t: &Type, spec: Option<&ValueSpec>, qualified: bool) {
     if let (
         Some(ValueSpec {
-            ty: TypeC::Dialect(pre),
+            ty: TypeC::Dialect(pre, _),
             arity: Arity::Single,
             ..
         }),
@@ -2169,7 +2237,7 @@ fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
     ) {
         let mut at = 0;
         for (spec, k) in op.operands.iter().zip(sz) {
-            if let TypeC::Exact(t) = &spec.ty {
+            if let Some(t) = spec.ty.exact() {
                 for (j, &v) in m.operands(id)[at..at + k].iter().enumerate() {
                     if m.value_type(v) != t {
                         return Err(format!(
@@ -2191,7 +2259,7 @@ fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
     ) {
         let mut at = 0;
         for (spec, k) in op.results.iter().zip(sz) {
-            if let TypeC::Exact(t) = &spec.ty {
+            if let Some(t) = spec.ty.exact() {
                 for (j, &v) in m.results(id)[at..at + k].iter().enumerate() {
                     if m.value_type(v) != t {
                         return Err(format!(
@@ -2328,10 +2396,11 @@ fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
         let (Some(f), Some(t)) = (f.first(), t.first()) else {
             continue;
         };
-        let want = match how {
-            "same" => f.clone(),
-            "elem" if f.element_type().is_some() => elem_or_self(f),
-            _ => continue,
+        if how == "elem" && f.element_type().is_none() {
+            continue;
+        }
+        let Some(want) = transform(how, f) else {
+            continue;
         };
         if &want != t {
             return Err(format!(
@@ -2342,6 +2411,45 @@ fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
     Ok(())
 }
 
+/// A `TypesMatchWith` transformer the table models: `same`, `elem` (element type or self),
+/// `i1shape` (i1 with the shape of the input).
+fn transform(how: &str, t: &Type) -> Option<Type> {
+    Some(match how {
+        "same" => t.clone(),
+        "elem" => elem_or_self(t),
+        "i1shape" => match t.kind() {
+            TypeKind::Vector {
+                shape, scalable, ..
+            } => Type::new(TypeKind::Vector {
+                shape: shape.clone(),
+                scalable: scalable.clone(),
+                elem: Type::int(1),
+            }),
+            TypeKind::RankedTensor { shape, .. } => Type::new(TypeKind::RankedTensor {
+                shape: shape.clone(),
+                elem: Type::int(1),
+                encoding: None,
+            }),
+            TypeKind::UnrankedTensor { .. } => Type::new(TypeKind::UnrankedTensor {
+                elem: Type::int(1),
+            }),
+            _ => Type::int(1),
+        },
+        _ => return None,
+    })
+}
+
+/// LLVM dialect-compatible types (`LLVM::isCompatibleType`), leaning permissive on floats.
+fn llvm_compatible(t: &Type) -> bool {
+    match t.kind() {
+        TypeKind::Integer { signedness, .. } => *signedness == Signedness::Signless,
+        TypeKind::Float(_) => true,
+        TypeKind::Vector { elem, .. } => llvm_compatible(elem),
+        TypeKind::Opaque(s) => s.starts_with("!llvm."),
+        _ => false,
+    }
+}
+
 fn elem_or_self(t: &Type) -> Type {
     t.element_type().cloned().unwrap_or_else(|| t.clone())
 }
@@ -2349,7 +2457,8 @@ fn elem_or_self(t: &Type) -> Type {
 fn constraint_text(c: &TypeC) -> String {
     match c {
         TypeC::Exact(t) => t.to_string(),
-        TypeC::Dialect(p) => format!("{p} type"),
+        TypeC::Dialect(p, None) => format!("{p} type"),
+        TypeC::Dialect(_, Some(t)) => t.to_string(),
         TypeC::Other(n) => n.replace('_', " "),
     }
 }
@@ -2376,9 +2485,11 @@ fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
     let like = |f: &dyn Fn(&Type) -> bool| f(t) || shaped_elem().is_some_and(|e| f(&e));
     Some(match c {
         TypeC::Exact(x) => x == t,
-        TypeC::Dialect(p) => opaque(p),
+        TypeC::Dialect(_, Some(x)) => x == t,
+        TypeC::Dialect(p, None) => opaque(p),
         TypeC::Other(n) => match *n {
             "AnyType" | "any" => true,
+            "LLVM_Type" => llvm_compatible(t),
             "LLVM_AnyPointer" => opaque("!llvm.ptr"),
             "AnyMemRef" => matches!(k, TypeKind::MemRef { .. }),
             "AnyRankedOrUnrankedMemRef" => {
