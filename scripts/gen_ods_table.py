@@ -125,6 +125,9 @@ FLOATS = {
 CPP_TYPES = {
     "::mlir::gpu::AsyncTokenType": "!gpu.async.token",
     "::mlir::LLVM::LLVMTokenType": "!llvm.token",
+    "::mlir::gpu::SparseDnTensorHandleType": "!gpu.sparse.dntensor_handle",
+    "::mlir::gpu::SparseSpMatHandleType": "!gpu.sparse.spmat_handle",
+    "::mlir::gpu::SparseSpGEMMOpHandleType": "!gpu.sparse.spgemmop_handle",
 }
 
 
@@ -391,7 +394,7 @@ class Reader:
             if d is None:
                 raise GenError(f"{name}: argument {an} is not a def")
             sc = self.sc(d)
-            if "Arg" in sc and defname(self.r[d].get("constraint")):
+            if ("Arg" in sc or "OpVariable" in sc) and defname(self.r[d].get("constraint")):
                 d = defname(self.r[d]["constraint"])
                 sc = self.sc(d)
             if "TypeConstraint" in sc:
@@ -406,7 +409,7 @@ class Reader:
         for a, an in (op.get("results") or {}).get("args") or []:
             d = defname(a)
             sc = self.sc(d)
-            if "Arg" in sc and defname(self.r[d].get("constraint")):
+            if ("Arg" in sc or "OpVariable" in sc) and defname(self.r[d].get("constraint")):
                 d = defname(self.r[d]["constraint"])
             k, t = self.type_desc(d)
             results.append(f"{an} {k} {t}")

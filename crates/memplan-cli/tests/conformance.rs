@@ -133,8 +133,24 @@ fn ods_fuzz_smoke() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new("python3")
         .arg(root.join("scripts/fuzz_ods.py"))
-        .args(["--seed", "11", "--modules", "150", "--mutants", "100", "--batch", "75"])
-        .args(["--min-gen", "99", "--min-custom", "85", "--min-reject", "95"])
+        .args([
+            "--seed",
+            "11",
+            "--modules",
+            "150",
+            "--mutants",
+            "100",
+            "--batch",
+            "75",
+        ])
+        .args([
+            "--min-gen",
+            "99",
+            "--min-custom",
+            "85",
+            "--min-reject",
+            "95",
+        ])
         .arg("--memplan")
         .arg(env!("CARGO_BIN_EXE_memplan"))
         .output()

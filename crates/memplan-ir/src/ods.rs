@@ -162,10 +162,9 @@ impl OdsOp {
     /// Value of a `Name=value` trait.
     pub fn trait_values(&self, t: &str) -> impl Iterator<Item = &'static str> + '_ {
         let t = t.to_string();
-        self.traits.iter().filter_map(move |x| {
-            x.strip_prefix(t.as_str())
-                .and_then(|r| r.strip_prefix('='))
-        })
+        self.traits
+            .iter()
+            .filter_map(move |x| x.strip_prefix(t.as_str()).and_then(|r| r.strip_prefix('=')))
     }
     /// The compiled format, or why the engine cannot use it.
     pub fn compiled_format(&self) -> Result<&Format, &str> {
@@ -436,6 +435,12 @@ pub enum Elem {
     Successor(usize),
     /// All successors.
     Successors,
+    /// `custom<AsyncDependencies>(type($token), $deps)` (gpu): `async` when the op has its
+    /// token result, then `[%deps]` when it has dependencies.
+    AsyncDeps(usize, usize),
+    /// `custom<AwaitResultType>(type($operand), type($result))` (async.await): the operand's
+    /// type; the result is the value type of an `!async.value<T>` (none for a token).
+    AwaitResultType(usize, usize),
     /// An optional group: elements, the anchor's index in `elems`, else elements.
     Optional(Vec<Elem>, usize, Vec<Elem>),
 }
@@ -470,11 +475,7 @@ fn lex_format(s: &'static str) -> Result<Vec<FTok>, String> {
         if c.is_ascii_whitespace() {
             i += 1;
         } else if c == b'`' {
-            let end = s[i + 1..]
-                .find('`')
-                .ok_or("unterminated literal")?
-                + i
-                + 1;
+            let end = s[i + 1..].find('`').ok_or("unterminated literal")? + i + 1;
             out.push(FTok::Lit(&s[i + 1..end]));
             i = end + 1;
         } else if c == b'$' {
@@ -612,6 +613,7 @@ impl FCompiler<'_> {
                     self.expect(')')?;
                     Ok(Elem::FunctionalType(a, b))
                 }
+                "custom" => self.custom(),
                 other => Err(format!("unsupported directive {other}")),
             },
             FTok::Punct('(') => {
@@ -630,6 +632,45 @@ impl FCompiler<'_> {
                 Ok(Elem::Optional(elems, anchor, els))
             }
             t => Err(format!("unexpected {t:?} in format")),
+        }
+    }
+    fn custom(&mut self) -> Result<Elem, String> {
+        self.expect('<')?;
+        let name = match self.next()? {
+            FTok::Ident(n) => n,
+            t => return Err(format!("bad custom directive {t:?}")),
+        };
+        self.expect('>')?;
+        self.expect('(')?;
+        let mut args = Vec::new();
+        loop {
+            match self.next()? {
+                FTok::Ident("type") => {
+                    self.expect('(')?;
+                    args.push(self.type_ref()?);
+                    self.expect(')')?;
+                }
+                FTok::Var(v) => match self.op.operands.iter().position(|o| o.name == v) {
+                    Some(i) => args.push(TypeRef::Operand(i)),
+                    None => return Err(format!("unsupported directive custom<{name}>")),
+                },
+                _ => return Err(format!("unsupported directive custom<{name}>")),
+            }
+            match self.next()? {
+                FTok::Punct(',') => continue,
+                FTok::Punct(')') => break,
+                _ => return Err(format!("unsupported directive custom<{name}>")),
+            }
+        }
+        match (name, args.as_slice()) {
+            ("AsyncDependencies", [TypeRef::Result(r), TypeRef::Operand(o)]) => {
+                self.operand_typed[*o] = true;
+                Ok(Elem::AsyncDeps(*r, *o))
+            }
+            ("AwaitResultType", [TypeRef::Operand(o), TypeRef::Result(r)]) => {
+                Ok(Elem::AwaitResultType(*o, *r))
+            }
+            _ => Err(format!("unsupported directive custom<{name}>")),
         }
     }
     fn take_anchor(&mut self, elems: &[Elem]) -> Result<usize, String> {
@@ -910,15 +951,27 @@ fn group_present(p: &mut Parser<'_>, op: &OdsOp, first: &Elem) -> bool {
             AttrKind::Stripped { .. } => p.at(Tok::Less) || p.at(Tok::HashId),
             AttrKind::TypeAttr => p.at_type(),
             AttrKind::DenseArray(_) => p.at(Tok::LBracket),
-            AttrKind::Typed(_) | AttrKind::Any => !matches!(
-                p.peek(),
-                Tok::Eof | Tok::Colon | Tok::RParen | Tok::RBrace | Tok::RBracket | Tok::Comma
-                    | Tok::Greater | Tok::Arrow | Tok::Equal | Tok::LBrace
-            ) && !(p.at(Tok::BareId) && p.peek_keyword("loc")),
+            AttrKind::Typed(_) | AttrKind::Any => {
+                !matches!(
+                    p.peek(),
+                    Tok::Eof
+                        | Tok::Colon
+                        | Tok::RParen
+                        | Tok::RBrace
+                        | Tok::RBracket
+                        | Tok::Comma
+                        | Tok::Greater
+                        | Tok::Arrow
+                        | Tok::Equal
+                        | Tok::LBrace
+                ) && !(p.at(Tok::BareId) && p.peek_keyword("loc"))
+            }
             AttrKind::Unsupported => false,
         },
         Elem::AttrDict(_) => p.at(Tok::LBrace),
         Elem::PropDict => p.at(Tok::Less),
+        Elem::AsyncDeps(..) => p.peek_keyword("async") || p.at(Tok::LBracket),
+        Elem::AwaitResultType(..) => p.at_type(),
         Elem::Optional(..) => false,
     }
 }
@@ -1074,7 +1127,11 @@ fn parse_attr(p: &mut Parser<'_>, spec: &AttrSpec) -> PResult<Attribute> {
                 }),
                 None => Err(Diagnostic::new(
                     sp,
-                    format!("expected one of [{}] for '{}'", cases.iter().map(|c| c.0).collect::<Vec<_>>().join(", "), spec.name),
+                    format!(
+                        "expected one of [{}] for '{}'",
+                        cases.iter().map(|c| c.0).collect::<Vec<_>>().join(", "),
+                        spec.name
+                    ),
                 )),
             }
         }
@@ -1172,7 +1229,11 @@ fn parse_typed_literal(p: &mut Parser<'_>, t: &Type) -> PResult<Attribute> {
         let neg = p.consume_if(Tok::Minus);
         let kind = p.peek();
         let lit = p.peek_text();
-        let text = if neg { format!("-{lit}") } else { lit.to_string() };
+        let text = if neg {
+            format!("-{lit}")
+        } else {
+            lit.to_string()
+        };
         if t.is_float() {
             if kind == Tok::Integer && lit.starts_with("0x") {
                 let bits = u128::from_str_radix(&lit[2..], 16)
@@ -1207,7 +1268,10 @@ fn parse_typed_literal(p: &mut Parser<'_>, t: &Type) -> PResult<Attribute> {
                 ty: t.clone(),
             });
         }
-        return Err(Diagnostic::new(sp, "invalid literal for the attribute's type"));
+        return Err(Diagnostic::new(
+            sp,
+            "invalid literal for the attribute's type",
+        ));
     }
     p.parse_attribute()
 }
@@ -1360,6 +1424,37 @@ fn parse_elem(
                 }
             }
         }
+        Elem::AsyncDeps(r, o) => {
+            let token = Type::new(TypeKind::Opaque("!gpu.async.token".into()));
+            s.result_types[*r] = Some(if p.parse_optional_keyword("async") {
+                vec![token.clone()]
+            } else {
+                Vec::new()
+            });
+            if p.at(Tok::LBracket) {
+                let deps = p.parse_operand_list_delimited(crate::parser::Delimiter::Square)?;
+                s.operand_types[*o] = Some(vec![token; deps.len()]);
+                s.operands[*o] = deps;
+            } else {
+                s.operand_types[*o] = Some(Vec::new());
+            }
+        }
+        Elem::AwaitResultType(o, r) => {
+            let start = p.current_pos();
+            let t = p.parse_type()?;
+            let end = p.current_pos();
+            const VALUE: &str = "!async.value<";
+            let inner = if p.source()[start..].starts_with(VALUE) {
+                p.reset(start + VALUE.len());
+                let inner = p.parse_type()?;
+                p.reset(end);
+                vec![inner]
+            } else {
+                Vec::new()
+            };
+            s.operand_types[*o] = Some(vec![t]);
+            s.result_types[*r] = Some(inner);
+        }
         Elem::Optional(elems, anchor, els) => {
             let first = &elems[0];
             let present = group_present(p, op, first);
@@ -1385,13 +1480,7 @@ fn parse_elem(
     Ok(())
 }
 
-fn set_types(
-    p: &Parser<'_>,
-    op: &OdsOp,
-    r: TypeRef,
-    v: Vec<Type>,
-    s: &mut PState,
-) -> PResult<()> {
+fn set_types(p: &Parser<'_>, op: &OdsOp, r: TypeRef, v: Vec<Type>, s: &mut PState) -> PResult<()> {
     match r {
         TypeRef::Operand(i) => s.operand_types[i] = Some(v),
         TypeRef::Result(i) => s.result_types[i] = Some(v),
@@ -1467,7 +1556,11 @@ fn infer_types(
                 }
                 for (i, g) in s.result_types.iter_mut().enumerate() {
                     if g.is_none() {
-                        let n = if op.results[i].arity == Arity::Single { 1 } else { 0 };
+                        let n = if op.results[i].arity == Arity::Single {
+                            1
+                        } else {
+                            0
+                        };
                         *g = Some(vec![t.clone(); n]);
                     }
                 }
@@ -1715,7 +1808,8 @@ fn printable(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) 
     }
     // required attributes written by the format must be present
     for (i, spec) in op.attrs.iter().enumerate() {
-        if spec.required && fmt.attrs_used.contains(&spec.name) && d.props.get(spec.name).is_none() {
+        if spec.required && fmt.attrs_used.contains(&spec.name) && d.props.get(spec.name).is_none()
+        {
             let _ = i;
             return false;
         }
@@ -1790,9 +1884,32 @@ fn printable(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) 
             }
         }
     }
-    // a dialect-class type printed stripped must carry its dialect prefix
-    let _ = fmt;
-    true
+    customs_printable(m, &fmt.elems, cx)
+}
+
+/// The custom directives print only what their parsers give back.
+fn customs_printable(m: &Module, elems: &[Elem], cx: &PrintCtx<'_>) -> bool {
+    let token = Type::new(TypeKind::Opaque("!gpu.async.token".into()));
+    elems.iter().all(|e| match e {
+        Elem::AsyncDeps(r, o) => cx.results[*r]
+            .iter()
+            .chain(cx.operands[*o].iter())
+            .all(|&v| m.value_type(v) == &token),
+        Elem::AwaitResultType(o, r) => {
+            let (Some(&v), rs) = (cx.operands[*o].first(), cx.results[*r]) else {
+                return false;
+            };
+            match m.value_type(v).kind() {
+                TypeKind::Opaque(t) if t.starts_with("!async.value<") => {
+                    let inner = &t["!async.value<".len()..t.len() - 1];
+                    rs.len() == 1 && m.value_type(rs[0]).to_string() == inner.trim()
+                }
+                _ => rs.is_empty(),
+            }
+        }
+        Elem::Optional(a, _, b) => customs_printable(m, a, cx) && customs_printable(m, b, cx),
+        _ => true,
+    })
 }
 
 fn emit_space(pr: &mut Printer<'_>, cx: &mut PrintCtx<'_>) {
@@ -1947,10 +2064,8 @@ fn elem_present(m: &Module, id: OpId, op: &OdsOp, cx: &PrintCtx<'_>, e: &Elem) -
         Elem::Type(TypeRef::Results, _) => !m.results(id).is_empty(),
         Elem::Region(i) => {
             let rs = region_groups(m, id, op);
-            rs.get(*i).is_some_and(|g| {
-                g.iter()
-                    .any(|&r| !m.region_blocks(r).is_empty())
-            })
+            rs.get(*i)
+                .is_some_and(|g| g.iter().any(|&r| !m.region_blocks(r).is_empty()))
         }
         Elem::Regions => m
             .regions(id)
@@ -2026,10 +2141,24 @@ fn print_elem(
             print_type_ref(pr, m, op, cx, *a, true);
             pr.write(") -> ");
             let outs: Vec<Type> = match b {
-                TypeRef::Operand(i) => cx.operands[*i].iter().map(|&v| m.value_type(v).clone()).collect(),
-                TypeRef::Result(i) => cx.results[*i].iter().map(|&v| m.value_type(v).clone()).collect(),
-                TypeRef::Operands => m.operands(id).iter().map(|&v| m.value_type(v).clone()).collect(),
-                TypeRef::Results => m.results(id).iter().map(|&v| m.value_type(v).clone()).collect(),
+                TypeRef::Operand(i) => cx.operands[*i]
+                    .iter()
+                    .map(|&v| m.value_type(v).clone())
+                    .collect(),
+                TypeRef::Result(i) => cx.results[*i]
+                    .iter()
+                    .map(|&v| m.value_type(v).clone())
+                    .collect(),
+                TypeRef::Operands => m
+                    .operands(id)
+                    .iter()
+                    .map(|&v| m.value_type(v).clone())
+                    .collect(),
+                TypeRef::Results => m
+                    .results(id)
+                    .iter()
+                    .map(|&v| m.value_type(v).clone())
+                    .collect(),
             };
             pr.print_function_result_types(&outs);
         }
@@ -2126,6 +2255,23 @@ fn print_elem(
                 pr.print_successor(*b);
             }
         }
+        Elem::AsyncDeps(r, o) => {
+            let has_token = !cx.results[*r].is_empty();
+            if has_token {
+                emit_space(pr, cx);
+                pr.write("async");
+            }
+            if !cx.operands[*o].is_empty() {
+                emit_space(pr, cx);
+                pr.write("[");
+                pr.print_operands(cx.operands[*o]);
+                pr.write("]");
+            }
+        }
+        Elem::AwaitResultType(o, _) => {
+            emit_space(pr, cx);
+            print_type_ref(pr, m, op, cx, TypeRef::Operand(*o), true);
+        }
         Elem::Optional(elems, anchor, els) => {
             if elem_present(m, id, op, cx, &elems[*anchor]) {
                 print_elems(pr, m, id, op, fmt, elems, cx);
@@ -2188,9 +2334,7 @@ fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
             _ => return Err("requires dense i32 array attribute 'operandSegmentSizes'".into()),
         }
     } else if var == 0 && nops != fixed {
-        return Err(format!(
-            "expected {fixed} operands, but found {nops}"
-        ));
+        return Err(format!("expected {fixed} operands, but found {nops}"));
     } else if var > 0 && nops < fixed {
         return Err(format!(
             "expected {fixed} or more operands, but found {nops}"
@@ -2430,9 +2574,9 @@ fn transform(how: &str, t: &Type) -> Option<Type> {
                 elem: Type::int(1),
                 encoding: None,
             }),
-            TypeKind::UnrankedTensor { .. } => Type::new(TypeKind::UnrankedTensor {
-                elem: Type::int(1),
-            }),
+            TypeKind::UnrankedTensor { .. } => {
+                Type::new(TypeKind::UnrankedTensor { elem: Type::int(1) })
+            }
             _ => Type::int(1),
         },
         _ => return None,
@@ -2496,7 +2640,10 @@ fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
                 matches!(k, TypeKind::MemRef { .. } | TypeKind::UnrankedMemRef { .. })
             }
             "AnyRankedTensor" => matches!(k, TypeKind::RankedTensor { .. }),
-            "AnyTensor" => matches!(k, TypeKind::RankedTensor { .. } | TypeKind::UnrankedTensor { .. }),
+            "AnyTensor" => matches!(
+                k,
+                TypeKind::RankedTensor { .. } | TypeKind::UnrankedTensor { .. }
+            ),
             "AnyVectorOfAnyRank" => matches!(k, TypeKind::Vector { .. }),
             "AnyVectorOfNonZeroRank" => {
                 matches!(k, TypeKind::Vector { shape, .. } if !shape.is_empty())

@@ -48,7 +48,9 @@ fn every_table_op_is_registered() {
     for op in &t.ops {
         assert!(reg.get(op.name).is_some(), "{} not registered", op.name);
     }
-    for d in ["index", "async", "nvvm", "rocdl", "nvgpu", "amdgpu", "llvm", "vector"] {
+    for d in [
+        "index", "async", "nvvm", "rocdl", "nvgpu", "amdgpu", "llvm", "vector",
+    ] {
         assert!(t.dialects.contains(&d), "{d} missing from the table");
     }
 }
@@ -78,7 +80,10 @@ fn engine_reads_and_prints_llvm_and_gpu_target_ops() {
         "func.func @f(%p: !llvm.ptr, %q: !llvm.ptr<3>, %i: i32) {\n  %0 = llvm.load volatile %p atomic syncscope(\"agent\") acquire {alignment = 4 : i64} : !llvm.ptr -> i32\n  llvm.store %i, %p : i32, !llvm.ptr\n  llvm.intr.lifetime.start %p : !llvm.ptr\n  %1 = nvvm.read.ptx.sreg.tid.x : i32\n  %2 = rocdl.workitem.id.x : i32\n  nvvm.barrier0\n  %3 = rocdl.ds.read.tr6.b96 %q : <3> -> vector<3xi32>\n  return\n}\n",
     );
     assert!(out.contains("atomic syncscope(\"agent\") acquire"), "{out}");
-    assert!(out.contains("rocdl.ds.read.tr6.b96 %q : <3> -> vector<3xi32>"), "{out}");
+    assert!(
+        out.contains("rocdl.ds.read.tr6.b96 %q : <3> -> vector<3xi32>"),
+        "{out}"
+    );
     let g = generic(&out);
     assert!(g.contains("ordering = 4 : i64"), "{g}");
 }
@@ -101,6 +106,38 @@ fn table_verifier_rejects_like_mlir() {
 
 #[test]
 fn unsupported_custom_forms_are_clear_errors() {
-    let e = rejected("func.func @f(%t: !async.token) {\n  async.await %t : !async.token\n  return\n}\n");
+    let e = rejected(
+        "func.func @f(%t: !async.token) {\n  async.await %t : !async.token\n  return\n}\n",
+    );
     assert!(e.contains("format engine"), "{e}");
+}
+
+/// How much of the table the engine covers (printed with `--nocapture`); the floor guards
+/// against regressions of the format compiler.
+#[test]
+fn format_engine_coverage() {
+    let t = ods::table();
+    let with_format: Vec<_> = t.ops.iter().filter(|o| !o.format.is_empty()).collect();
+    let compiled = with_format
+        .iter()
+        .filter(|o| o.compiled_format().is_ok())
+        .count();
+    let mut why = std::collections::BTreeMap::new();
+    for o in &with_format {
+        if let Err(e) = o.compiled_format() {
+            let key = e.split(' ').take(3).collect::<Vec<_>>().join(" ");
+            *why.entry(key).or_insert(0) += 1;
+        }
+    }
+    eprintln!(
+        "{} ops, {} with a declarative format, {} compiled by the engine; not compiled: {why:?}",
+        t.ops.len(),
+        with_format.len(),
+        compiled
+    );
+    assert!(
+        compiled * 10 >= with_format.len() * 8,
+        "{compiled} of {}",
+        with_format.len()
+    );
 }
