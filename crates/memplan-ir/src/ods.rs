@@ -157,7 +157,7 @@ impl TypeC {
 impl OdsOp {
     /// True if the op has the trait named `t`.
     pub fn has_trait(&self, t: &str) -> bool {
-        self.traits.iter().any(|x| *x == t)
+        self.traits.contains(&t)
     }
     /// Value of a `Name=value` trait.
     pub fn trait_values(&self, t: &str) -> impl Iterator<Item = &'static str> + '_ {
@@ -419,6 +419,8 @@ pub enum Elem {
     Operands,
     /// An attribute.
     Attr(usize),
+    /// `qualified($attr)`: the attribute written in full (`#nvvm.reduction<or>`).
+    QualifiedAttr(usize),
     /// `type(...)` (qualified or not).
     Type(TypeRef, bool),
     /// `functional-type(a, b)`.
@@ -601,7 +603,7 @@ impl FCompiler<'_> {
                     self.expect(')')?;
                     match inner {
                         Elem::Type(r, _) => Ok(Elem::Type(r, true)),
-                        Elem::Attr(i) => Ok(Elem::Attr(i)),
+                        Elem::Attr(i) => Ok(Elem::QualifiedAttr(i)),
                         _ => Err("qualified of something else".into()),
                     }
                 }
@@ -726,7 +728,7 @@ fn elem_is_marked(e: &Elem, marked: &[FTok], op: &OdsOp) -> bool {
     let var = |n: &str| marked.iter().any(|t| matches!(t, FTok::Var(x) if *x == n));
     match e {
         Elem::Operand(i) => var(op.operands[*i].name),
-        Elem::Attr(i) => var(op.attrs[*i].name),
+        Elem::Attr(i) | Elem::QualifiedAttr(i) => var(op.attrs[*i].name),
         Elem::Region(i) => var(op.regions[*i].0),
         Elem::Successor(i) => var(op.successors[*i].0),
         Elem::Type(TypeRef::Operand(i), _) => var(op.operands[*i].name),
@@ -964,12 +966,13 @@ fn group_present(p: &mut Parser<'_>, op: &OdsOp, first: &Elem) -> bool {
                         | Tok::Arrow
                         | Tok::Equal
                         | Tok::LBrace
-                ) && !(p.at(Tok::BareId) && p.peek_keyword("loc"))
+                ) && !p.peek_keyword("loc")
             }
             AttrKind::Unsupported => false,
         },
         Elem::AttrDict(_) => p.at(Tok::LBrace),
         Elem::PropDict => p.at(Tok::Less),
+        Elem::QualifiedAttr(_) => p.at(Tok::HashId),
         Elem::AsyncDeps(..) => p.peek_keyword("async") || p.at(Tok::LBracket),
         Elem::AwaitResultType(..) => p.at_type(),
         Elem::Optional(..) => false,
@@ -1338,6 +1341,10 @@ fn parse_elem(
             let a = parse_attr(p, spec)?;
             st.props.set(spec.name, a);
         }
+        Elem::QualifiedAttr(i) => {
+            let a = p.parse_attribute()?;
+            st.props.set(op.attrs[*i].name, a);
+        }
         Elem::Type(r, q) => parse_type_ref(p, op, *r, *q, s)?,
         Elem::FunctionalType(a, b) => {
             let (ins, outs) = p.parse_function_type()?;
@@ -1658,7 +1665,7 @@ fn group_sizes(
     if var > 1 && !same_size {
         return None;
     }
-    if rest % var != 0 {
+    if !rest.is_multiple_of(var) {
         return None;
     }
     let each = rest / var;
@@ -2057,7 +2064,7 @@ fn elem_present(m: &Module, id: OpId, op: &OdsOp, cx: &PrintCtx<'_>, e: &Elem) -
     match e {
         Elem::Operand(i) => !cx.operands[*i].is_empty(),
         Elem::Operands => cx.operands.iter().any(|g| !g.is_empty()),
-        Elem::Attr(i) => d.props.get(op.attrs[*i].name).is_some(),
+        Elem::Attr(i) | Elem::QualifiedAttr(i) => d.props.get(op.attrs[*i].name).is_some(),
         Elem::Type(TypeRef::Operand(i), _) => !cx.operands[*i].is_empty(),
         Elem::Type(TypeRef::Result(i), _) => !cx.results[*i].is_empty(),
         Elem::Type(TypeRef::Operands, _) => !m.operands(id).is_empty(),
@@ -2129,6 +2136,12 @@ fn print_elem(
             if let Some(a) = d.props.get(spec.name) {
                 emit_space(pr, cx);
                 print_attr_value(pr, spec, a);
+            }
+        }
+        Elem::QualifiedAttr(i) => {
+            if let Some(a) = d.props.get(op.attrs[*i].name) {
+                emit_space(pr, cx);
+                pr.print_attr(a);
             }
         }
         Elem::Type(r, q) => {

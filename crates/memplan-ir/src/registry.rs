@@ -162,7 +162,7 @@ impl Registry {
     }
     /// True if `name` is a closed dialect (see [`Registry::close_dialect`]).
     pub fn is_closed_dialect(&self, name: &str) -> bool {
-        self.closed_dialects.iter().any(|d| *d == name)
+        self.closed_dialects.contains(&name)
     }
     /// Looks up a full op name.
     pub fn get(&self, name: &str) -> Option<&OpDef> {
