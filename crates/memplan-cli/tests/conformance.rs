@@ -142,3 +142,44 @@ fn affine_fusion_set() {
         &[("AFFINE_STRICT", "1"), ("AFFINE_MODES", "1")],
     );
 }
+
+/// Differential fuzzing smoke run (issue 10): modules drawn from the ODS op table and mutants of
+/// the corpus go to memplan and mlir-opt-22 (`scripts/fuzz_ods.py`); the round trips must agree
+/// and memplan must reject what mlir-opt-22 rejects. The long runs are in BENCHMARKS.md.
+#[test]
+fn ods_fuzz_smoke() {
+    if !oracle::require_tools("ods_fuzz_smoke") {
+        return;
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new("python3")
+        .arg(root.join("scripts/fuzz_ods.py"))
+        .args([
+            "--seed",
+            "11",
+            "--modules",
+            "150",
+            "--mutants",
+            "100",
+            "--batch",
+            "75",
+        ])
+        .args([
+            "--min-gen",
+            "99",
+            "--min-custom",
+            "85",
+            "--min-reject",
+            "95",
+        ])
+        .arg("--memplan")
+        .arg(env!("CARGO_BIN_EXE_memplan"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

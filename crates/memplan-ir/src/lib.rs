@@ -22,6 +22,7 @@ pub mod fxhash;
 pub mod ident;
 pub mod ir;
 pub mod lexer;
+pub mod ods;
 pub mod parser;
 pub mod printer;
 pub mod registry;

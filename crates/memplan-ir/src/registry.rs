@@ -87,6 +87,9 @@ pub struct Registry {
     by_addr: FxHashMap<(usize, usize), OpDef>,
     /// Attribute names with static text: every op's inherent names plus [`COMMON_ATTRS`].
     attr_names: FxHashMap<&'static str, ()>,
+    /// Dialects whose every op is registered (from the ODS table): an unknown op name in one
+    /// of them is an error, as in MLIR.
+    closed_dialects: Vec<&'static str>,
 }
 
 /// Discardable or builtin attribute names common enough to be shared rather than copied.
@@ -118,6 +121,7 @@ impl Registry {
             r.attr_names.insert(a, ());
         }
         crate::dialects::register_all(&mut r);
+        crate::ods::register(&mut r);
         r
     }
     /// Adds (or replaces) a definition.
@@ -149,6 +153,16 @@ impl Registry {
             Some((k, _)) => Ident::new_static(k),
             None => Ident::from(name.to_string()),
         }
+    }
+    /// Marks a dialect as closed: every op of it is registered.
+    pub fn close_dialect(&mut self, name: &'static str) {
+        if !self.closed_dialects.contains(&name) {
+            self.closed_dialects.push(name);
+        }
+    }
+    /// True if `name` is a closed dialect (see [`Registry::close_dialect`]).
+    pub fn is_closed_dialect(&self, name: &str) -> bool {
+        self.closed_dialects.contains(&name)
     }
     /// Looks up a full op name.
     pub fn get(&self, name: &str) -> Option<&OpDef> {

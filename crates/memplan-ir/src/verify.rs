@@ -251,6 +251,22 @@ impl Ctx<'_> {
     fn verify_op(&self, op: OpId) -> Result<(), Diagnostic> {
         let m = self.m;
         let d = m.op(op);
+        // Like MLIR, an unknown op of a dialect whose op set is known is an error, even where
+        // unregistered dialects are allowed.
+        if self.defs[op.index()].is_none() {
+            if let Some((dia, _)) = d.name.split_once('.') {
+                if self.reg.is_closed_dialect(dia) {
+                    return Err(err(
+                        m,
+                        op,
+                        format!(
+                            "unregistered operation '{}' found in dialect ('{dia}') that does not allow unknown operations",
+                            d.name
+                        ),
+                    ));
+                }
+            }
+        }
         // Operands: visible and dominating.
         for (i, &v) in m.operands(op).iter().enumerate() {
             self.check_dominance(op, i, v)?;

@@ -46,6 +46,8 @@ pub const INT_OPS: &[&str] = &[
     "arith.minsi",
     "arith.minui",
 ];
+/// Integer ops that carry the `exact` unit flag (`isExact`).
+pub const EXACT_OPS: &[&str] = &["arith.divsi", "arith.divui", "arith.shrsi", "arith.shrui"];
 /// Float binary ops that carry `fastmath<...>` flags.
 pub const FLOAT_OPS: &[&str] = &[
     "arith.addf",
@@ -136,6 +138,11 @@ pub fn register(r: &mut Registry) {
             parse: Some(parse_binary),
             print: Some(print_binary),
             verify: Some(verify_binary),
+            inherent: if EXACT_OPS.contains(&n) {
+                &["isExact"]
+            } else {
+                &[]
+            },
             ..OpDef::new(n)
         });
     }
@@ -493,6 +500,9 @@ fn parse_binary(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         p.parse_comma()?;
         Some(p.parse_operand()?)
     };
+    if EXACT_OPS.contains(&st.name.as_str()) && p.parse_optional_keyword("exact") {
+        st.props.set("isExact", crate::Attribute::Unit);
+    }
     parse_flags_for(p, st)?;
     p.parse_optional_attr_dict(&mut st.attrs)?;
     let ty = p.parse_colon_type()?;
@@ -519,6 +529,18 @@ fn print_binary(p: &mut Printer<'_>, op: OpId) -> bool {
     p.write(" ");
     p.print_operands(ops);
     let mut extra = d.attrs.clone();
+    let exact = EXACT_OPS.contains(&d.name.as_str()) && d.props.get("isExact").is_some();
+    if exact {
+        p.write(" exact");
+    }
+    // properties this printer does not write otherwise go to the dictionary
+    for n in d.props.iter() {
+        let known = (exact && n.name == "isExact")
+            || flag_kind(&d.name).is_some_and(|(_, attr, _)| n.name == attr);
+        if !known {
+            extra.set(n.name.clone(), n.value.clone());
+        }
+    }
     let elided = print_flags_for(p, d, &mut extra);
     p.print_optional_attr_dict(&extra, &elided);
     p.write(" : ");

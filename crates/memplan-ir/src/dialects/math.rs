@@ -148,7 +148,9 @@ fn parse_math(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         }
         _ => {}
     }
-    if has_fastmath(s) {
+    // the classification ops carry `fastmath` too, but MLIR's format writes it only in the
+    // attribute dictionary
+    if has_fastmath(s) && s != Shape::Classify {
         if let Some(a) = parse_optional_flags(p, FM_KW, FM_PREFIX)? {
             st.props.set("fastmath", a);
         }
@@ -213,8 +215,9 @@ fn print_math(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     let mut extra = d.attrs.clone();
     let mut elided = Vec::new();
+    let classify = shape(&d.name) == Some(Shape::Classify);
     if let Some(a) = d.props.get("fastmath") {
-        if print_flags(p, FM_KW, FM_PREFIX, a) {
+        if !classify && print_flags(p, FM_KW, FM_PREFIX, a) {
             elided.push("fastmath");
         } else {
             extra.set("fastmath", a.clone());
