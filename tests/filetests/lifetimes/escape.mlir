@@ -1,4 +1,4 @@
-// RUN: memplan opt %s --llvm-lifetime-markers --remarks 2>&1
+// RUN: memplan opt %s --mlir-print-op-generic --llvm-lifetime-markers --remarks 2>&1
 // A slot whose address escapes gets no markers, and --remarks says why: passed to a
 // function without a body (may capture), stored as a value.
 module {

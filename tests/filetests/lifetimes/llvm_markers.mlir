@@ -1,4 +1,4 @@
-// RUN: memplan opt %s --llvm-lifetime-markers
+// RUN: memplan opt %s --mlir-print-op-generic --llvm-lifetime-markers
 // Two slots used one after the other: each is started right before its first access and
 // ended right after its last one, on the alloca's own pointer.
 module {
