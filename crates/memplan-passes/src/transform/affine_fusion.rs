@@ -2566,27 +2566,7 @@ fn shrink_one(
                 let (new_map, idx_ops) = compact(&new_map, &operands[split..]);
                 operands.truncate(split);
                 operands.extend(idx_ops);
-                let mut s2 = OperationState::new(cm.op(op).name.clone());
-                s2.props = cm.op(op).props.clone();
-                s2.props.set("map", Attribute::AffineMap(new_map));
-                s2.attrs = cm.op(op).attrs.clone();
-                s2.loc = cm.op(op).loc().clone();
-                s2.operands = operands;
-                s2.result_types = cm
-                    .results(op)
-                    .iter()
-                    .map(|&r| cm.value_type(r).clone())
-                    .collect();
-                let new_op = cm.create_op(s2);
-                cm.op_mut(new_op).span = cm.op(op).span;
-                cm.insert_before(op, new_op);
-                for (i, r) in cm.results(op).to_vec().into_iter().enumerate() {
-                    let nr = cm.result(new_op, i);
-                    cm.replace_all_uses(r, nr);
-                }
-                cm.erase_op(op);
-                let o = *cand.origin.get(&op).unwrap_or(&op);
-                cand.origin.insert(new_op, o);
+                replace_access(cm, &mut cand.origin, op, new_map, operands);
             }
         }
         for &dl in &deallocs {
@@ -2620,6 +2600,18 @@ fn rebuild_access(st: &mut State, op: OpId, map: AffineMap, idx: Vec<ValueId>) {
     }
     operands.push(mref);
     operands.extend(idx);
+    replace_access(m, &mut st.origin, op, map, operands);
+}
+
+/// Replaces the affine load/store `op` by a copy with map `map` and operands `operands`
+/// (value to store, memref, subscripts), keeping its results' uses and its origin.
+fn replace_access(
+    m: &mut Module,
+    origin: &mut FxHashMap<OpId, OpId>,
+    op: OpId,
+    map: AffineMap,
+    operands: Vec<ValueId>,
+) {
     let mut s2 = OperationState::new(m.op(op).name.clone());
     s2.props = m.op(op).props.clone();
     s2.props.set("map", Attribute::AffineMap(map));
@@ -2639,8 +2631,8 @@ fn rebuild_access(st: &mut State, op: OpId, map: AffineMap, idx: Vec<ValueId>) {
         m.replace_all_uses(r, nr);
     }
     m.erase_op(op);
-    let o = *st.origin.get(&op).unwrap_or(&op);
-    st.origin.insert(new_op, o);
+    let o = *origin.get(&op).unwrap_or(&op);
+    origin.insert(new_op, o);
 }
 
 /// Replaces each loop the pass created that runs exactly once (`lb` to `lb + 1`, no
