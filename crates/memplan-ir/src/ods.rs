@@ -2386,50 +2386,47 @@ fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
         ));
     }
     // exact buildable types where the split is known
-    if let Some(sz) = group_sizes(
+    let exact_types = |specs: &[ValueSpec],
+                       values: &[ValueId],
+                       seg: &str,
+                       same: &str,
+                       what: &str|
+     -> Result<(), String> {
+        let Some(sz) = group_sizes(specs, values.len(), d.props.get(seg), op.has_trait(same))
+        else {
+            return Ok(());
+        };
+        let mut at = 0;
+        for (spec, k) in specs.iter().zip(sz) {
+            if let Some(t) = spec.ty.exact() {
+                for (j, &v) in values[at..at + k].iter().enumerate() {
+                    if m.value_type(v) != t {
+                        return Err(format!(
+                            "{what} #{} must be {t}, but got '{}'",
+                            at + j,
+                            m.value_type(v)
+                        ));
+                    }
+                }
+            }
+            at += k;
+        }
+        Ok(())
+    };
+    exact_types(
         &op.operands,
-        nops,
-        d.props.get("operandSegmentSizes"),
-        op.has_trait("SameVariadicOperandSize"),
-    ) {
-        let mut at = 0;
-        for (spec, k) in op.operands.iter().zip(sz) {
-            if let Some(t) = spec.ty.exact() {
-                for (j, &v) in m.operands(id)[at..at + k].iter().enumerate() {
-                    if m.value_type(v) != t {
-                        return Err(format!(
-                            "operand #{} must be {t}, but got '{}'",
-                            at + j,
-                            m.value_type(v)
-                        ));
-                    }
-                }
-            }
-            at += k;
-        }
-    }
-    if let Some(sz) = group_sizes(
+        m.operands(id),
+        "operandSegmentSizes",
+        "SameVariadicOperandSize",
+        "operand",
+    )?;
+    exact_types(
         &op.results,
-        nres,
-        d.props.get("resultSegmentSizes"),
-        op.has_trait("SameVariadicResultSize"),
-    ) {
-        let mut at = 0;
-        for (spec, k) in op.results.iter().zip(sz) {
-            if let Some(t) = spec.ty.exact() {
-                for (j, &v) in m.results(id)[at..at + k].iter().enumerate() {
-                    if m.value_type(v) != t {
-                        return Err(format!(
-                            "result #{} must be {t}, but got '{}'",
-                            at + j,
-                            m.value_type(v)
-                        ));
-                    }
-                }
-            }
-            at += k;
-        }
-    }
+        m.results(id),
+        "resultSegmentSizes",
+        "SameVariadicResultSize",
+        "result",
+    )?;
     for spec in &op.attrs {
         if spec.required
             && !matches!(spec.kind, AttrKind::Unit | AttrKind::Unsupported)
