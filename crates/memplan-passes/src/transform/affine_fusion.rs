@@ -600,7 +600,8 @@ fn simplify(e: &AffineExpr) -> AffineExpr {
             // Split into linear terms and the rest.
             let mut stack = vec![e];
             let mut lin = Lin::default();
-            let mut rest: Vec<AffineExpr> = Vec::new();
+            // Non-linear terms with their constant factors (equal terms fold).
+            let mut rest: Vec<(AffineExpr, i64)> = Vec::new();
             while let Some(x) = stack.pop() {
                 if let AffineExpr::Add(a, b) = x {
                     stack.push(b);
@@ -609,11 +610,33 @@ fn simplify(e: &AffineExpr) -> AffineExpr {
                 }
                 match linearize(x) {
                     Some(l) if lin.add(&l, 1).is_some() => {}
-                    _ => rest.push(simplify(x)),
+                    _ => {
+                        let (t, k) = match x {
+                            AffineExpr::Mul(a, b) => match (a.as_ref(), b.as_ref()) {
+                                (t, AffineExpr::Const(k)) | (AffineExpr::Const(k), t) => {
+                                    (simplify(t), *k)
+                                }
+                                _ => (simplify(x), 1),
+                            },
+                            _ => (simplify(x), 1),
+                        };
+                        match rest.iter_mut().find(|(u, _)| *u == t) {
+                            Some((_, f)) => match f.checked_add(k) {
+                                Some(v) => *f = v,
+                                None => rest.push((t, k)),
+                            },
+                            None => rest.push((t, k)),
+                        }
+                    }
                 }
             }
             let mut out: Option<AffineExpr> = None;
-            for r in rest {
+            for (t, k) in rest {
+                let r = match k {
+                    0 => continue,
+                    1 => t,
+                    _ => t * AffineExpr::Const(k),
+                };
                 out = Some(match out {
                     None => r,
                     Some(o) => o + r,
@@ -723,32 +746,110 @@ fn compact(map: &AffineMap, operands: &[ValueId]) -> (AffineMap, Vec<ValueId>) {
     )
 }
 
-/// An affine cover of per-point ranges: `lo(x) = Σ slope·x + c0`, `[lo(x), lo(x) + width)`.
+/// An affine cover of per-point ranges: `lo(x) = Σ slope·x + c0` (or `expr(x)` when set),
+/// `[lo(x), lo(x) + width)`.
 #[derive(Clone, Debug, PartialEq)]
 struct Cover {
     slope: Vec<i64>,
     c0: i64,
     width: i64,
+    /// A lower corner that is not linear (`(x + 1) mod 4`), over dims `0..x.len()`.
+    expr: Option<AffineExpr>,
+}
+
+impl Cover {
+    /// The lower corner with `x`'s coordinates as dims `first..`.
+    fn lower(&self, first: u32) -> AffineExpr {
+        match &self.expr {
+            Some(e) => shift_dims(e, 0, first),
+            None => linear(&self.slope, first, self.c0),
+        }
+    }
 }
 
 /// Fits a cover to `points`: (x, min, max). Slopes are the most frequent unit differences
-/// of `min` along each coordinate; the offset and width then cover every point.
-fn fit_cover(points: &[(Vec<i64>, i64, i64)]) -> Option<Cover> {
+/// of `min` along each coordinate; the offset and width then cover every point. A
+/// candidate lower corner (an expression over `x`'s coordinates) replaces that fit when it
+/// is below every `min` and gives a narrower window.
+/// `records` (destination iteration, source iteration) closed under `edges` (source
+/// iteration, source iteration it reads from); `None` when that adds nothing or grows too
+/// large.
+fn close_records(
+    records: &[(Vec<i64>, Vec<i64>)],
+    edges: &FxHashSet<(Vec<i64>, Vec<i64>)>,
+) -> Option<Vec<(Vec<i64>, Vec<i64>)>> {
+    if edges.is_empty() {
+        return None;
+    }
+    let mut succ: FxHashMap<&[i64], Vec<&[i64]>> = FxHashMap::default();
+    for (r, w) in edges {
+        succ.entry(r.as_slice()).or_default().push(w.as_slice());
+    }
+    let mut per: FxHashMap<&[i64], FxHashSet<&[i64]>> = FxHashMap::default();
+    for (x, y) in records {
+        per.entry(x.as_slice()).or_default().insert(y.as_slice());
+    }
+    let mut keys: Vec<&[i64]> = per.keys().copied().collect();
+    keys.sort();
+    let mut out = Vec::new();
+    let mut added = false;
+    let mut work = 0usize;
+    for x in keys {
+        let seen = per.get_mut(x)?;
+        let mut stack: Vec<&[i64]> = seen.iter().copied().collect();
+        stack.sort();
+        while let Some(y) = stack.pop() {
+            for &w in succ.get(y).map(Vec::as_slice).unwrap_or(&[]) {
+                work += 1;
+                if work > 4_000_000 {
+                    return None;
+                }
+                if seen.insert(w) {
+                    added = true;
+                    stack.push(w);
+                }
+            }
+        }
+        let mut ys: Vec<&[i64]> = seen.iter().copied().collect();
+        ys.sort();
+        out.extend(ys.into_iter().map(|y| (x.to_vec(), y.to_vec())));
+    }
+    added.then_some(out)
+}
+
+fn fit_cover(points: &[(Vec<i64>, i64, i64)], candidates: &[AffineExpr]) -> Option<Cover> {
     let first = points.first()?;
     let n = first.0.len();
-    let index: FxHashMap<&[i64], i64> = points
-        .iter()
-        .map(|(x, lo, _)| (x.as_slice(), *lo))
+    // A coordinate equal to an earlier one plus a constant at every point (the loop of a
+    // one-iteration slice, say) moves only with it: probe along the earlier one alone
+    // and give the later one slope 0 (the offset absorbs the constant).
+    let tied: Vec<bool> = (0..n)
+        .map(|k| {
+            (0..k).any(|j| {
+                let c = first.0[k] - first.0[j];
+                points.iter().all(|(x, _, _)| x[k] - x[j] == c)
+            })
+        })
         .collect();
+    let free = |x: &[i64]| -> Vec<i64> {
+        x.iter()
+            .zip(&tied)
+            .filter(|(_, &t)| !t)
+            .map(|(&v, _)| v)
+            .collect()
+    };
+    let index: FxHashMap<Vec<i64>, i64> = points.iter().map(|(x, lo, _)| (free(x), *lo)).collect();
     let mut slope = vec![0i64; n];
     for (k, s) in slope.iter_mut().enumerate() {
+        if tied[k] {
+            continue;
+        }
+        let kf = tied[..k].iter().filter(|&&t| !t).count();
         let mut freq: FxHashMap<i64, usize> = FxHashMap::default();
-        let mut probe = Vec::new();
         for (x, lo, _) in points {
-            probe.clear();
-            probe.extend_from_slice(x);
-            probe[k] += 1;
-            if let Some(&l2) = index.get(probe.as_slice()) {
+            let mut probe = free(x);
+            probe[kf] += 1;
+            if let Some(&l2) = index.get(&probe) {
                 *freq.entry(l2 - lo).or_default() += 1;
             }
         }
@@ -773,7 +874,35 @@ fn fit_cover(points: &[(Vec<i64>, i64, i64)]) -> Option<Cover> {
     for (x, _, hi) in points {
         width = width.max(hi.checked_sub(dot(x)?.checked_add(c0)?)?.checked_add(1)?);
     }
-    Some(Cover { slope, c0, width })
+    let mut best = Cover {
+        slope,
+        c0,
+        width,
+        expr: None,
+    };
+    // A candidate corner (from the subscripts) that gives a narrower window wins.
+    for e in candidates {
+        let mut w = 0i64;
+        let mut ok = true;
+        for (x, lo, hi) in points {
+            match eval_expr(e, x, &[]) {
+                Some(v) if v <= *lo => w = w.max(hi - v + 1),
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok && w < best.width {
+            best = Cover {
+                slope: vec![0; n],
+                c0: 0,
+                width: w,
+                expr: Some(e.clone()),
+            };
+        }
+    }
+    Some(best)
 }
 
 // ======================================================================================
@@ -1683,6 +1812,9 @@ fn slice_bounds(
     let d = xs.len() as u32;
     // Range of `Σ slope·x + c` over the destination's iteration box, when known.
     let range = |c: &Cover, add: i64| -> Option<(i64, i64)> {
+        if c.expr.is_some() {
+            return None;
+        }
         let (mut lo, mut hi) = (c.c0.checked_add(add)?, c.c0.checked_add(add)?);
         for (k, &a) in c.slope.iter().enumerate() {
             if a == 0 {
@@ -1704,7 +1836,7 @@ fn slice_bounds(
         let p = for_parts(m, *l).ok_or("malformed loop")?;
         // lower: max(cover, orig); upper: min(cover + width, orig).
         let build = |orig: &AffineMap, ops: &[ValueId], add: i64, lower: bool| {
-            let extra = simplify(&linear(&c.slope, 0, c.c0 + add));
+            let extra = simplify(&(c.lower(0) + AffineExpr::Const(add)));
             let r = range(c, add);
             if let (Some(k), Some((lo, hi))) = (constant(orig), r) {
                 let (keep_extra, keep_orig) = if lower {
@@ -1761,10 +1893,111 @@ fn const_ranges(m: &Module, loops: &[OpId]) -> Vec<Option<(i64, i64)>> {
         .collect()
 }
 
+/// The subscripts of access `op` as expressions over `xs` (dim `k` is `xs[k]`), where they
+/// use only those values and constants.
+fn subscripts_over(m: &Module, op: OpId, xs: &[ValueId]) -> Vec<Option<AffineExpr>> {
+    let Some((_, map, idx, _)) = access_parts(m, op) else {
+        return Vec::new();
+    };
+    let nd = map.num_dims as usize;
+    let dims: Vec<Option<u32>> = idx[..nd]
+        .iter()
+        .map(|v| xs.iter().position(|x| x == v).map(|p| p as u32))
+        .collect();
+    map.results
+        .iter()
+        .map(|e| {
+            let mut ud = vec![false; nd];
+            let mut us = vec![false; map.num_symbols as usize];
+            uses_of(e, &mut ud, &mut us);
+            if us.iter().any(|&u| u) || ud.iter().zip(&dims).any(|(&u, d)| u && d.is_none()) {
+                return None;
+            }
+            Some(simplify(&rename(e, &dims, &[])))
+        })
+        .collect()
+}
+
+/// Candidate lower corners of the slice, per source chain level, as expressions over the
+/// destination's `xs`: where a source store's subscript is `±y + c` in one chain loop's
+/// induction variable `y`, a destination load of the same buffer with subscript `g(xs)`
+/// there needs `y = ±(g(xs) - c)` (this keeps `mod`/`floordiv` subscripts exact).
+fn slice_candidates(
+    m: &Module,
+    src_stores: &[OpId],
+    src_chain: &[OpId],
+    dst_loads: &[OpId],
+    xs: &[ValueId],
+) -> Vec<Vec<AffineExpr>> {
+    let ivs: Vec<Option<ValueId>> = src_chain.iter().map(|&l| for_iv(m, l)).collect();
+    let mut out: Vec<Vec<AffineExpr>> = vec![Vec::new(); src_chain.len()];
+    for &s in src_stores {
+        let Some((mref, map, idx, true)) = access_parts(m, s) else {
+            continue;
+        };
+        let root = root_of(m, mref);
+        let loads: Vec<Vec<Option<AffineExpr>>> = dst_loads
+            .iter()
+            .filter(|&&l| access_parts(m, l).is_some_and(|a| root_of(m, a.0) == root))
+            .map(|&l| subscripts_over(m, l, xs))
+            .collect();
+        for (r, e) in map.results.iter().enumerate() {
+            let Some(lin) = linearize(e) else { continue };
+            if lin.syms.values().any(|&k| k != 0) {
+                continue;
+            }
+            let used: Vec<(u32, i64)> = lin
+                .dims
+                .iter()
+                .filter(|(_, &k)| k != 0)
+                .map(|(&d, &k)| (d, k))
+                .collect();
+            let [(p, a)] = used.as_slice() else { continue };
+            if a.abs() != 1 {
+                continue;
+            }
+            let Some(j) = idx
+                .get(*p as usize)
+                .and_then(|v| ivs.iter().position(|x| *x == Some(*v)))
+            else {
+                continue;
+            };
+            for g in loads.iter().filter_map(|l| l.get(r).cloned().flatten()) {
+                let c = AffineExpr::Const(lin.c);
+                let cand = simplify(&if *a == 1 { g - c } else { c - g });
+                if !out[j].contains(&cand) {
+                    out[j].push(cand);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Candidate offsets for dimension `j` of a shrunk buffer: the accesses' own subscripts
+/// over the induction variables of `chain`.
+fn shrink_candidates(st: &State, ops: &[OpId], chain: &[OpId], j: usize) -> Vec<AffineExpr> {
+    let xs: Vec<ValueId> = chain.iter().filter_map(|&l| for_iv(&st.m, l)).collect();
+    let mut out: Vec<AffineExpr> = Vec::new();
+    for &o in ops {
+        if let Some(Some(e)) = subscripts_over(&st.m, o, &xs).get(j) {
+            if !out.contains(e) {
+                out.push(e.clone());
+            }
+        }
+    }
+    out
+}
+
 /// Per destination prefix (first `d` values of the recorded x), the min/max of each
 /// source chain level; then a cover per level.
 #[allow(clippy::needless_range_loop)]
-fn covers_at(records: &[(Vec<i64>, Vec<i64>)], d: usize, k: usize) -> Option<Vec<Cover>> {
+fn covers_at(
+    records: &[(Vec<i64>, Vec<i64>)],
+    d: usize,
+    k: usize,
+    candidates: &[Vec<AffineExpr>],
+) -> Option<Vec<Cover>> {
     let mut per: Boxes = FxHashMap::default();
     for (x, y) in records {
         let e = per
@@ -1783,7 +2016,10 @@ fn covers_at(records: &[(Vec<i64>, Vec<i64>)], d: usize, k: usize) -> Option<Vec
             .iter()
             .map(|x| ((*x).clone(), per[*x][j].0, per[*x][j].1))
             .collect();
-        out.push(fit_cover(&pts)?);
+        out.push(fit_cover(
+            &pts,
+            candidates.get(j).map_or(&[], Vec::as_slice),
+        )?);
     }
     Some(out)
 }
@@ -1892,8 +2128,38 @@ fn fuse_best(
     let origin_of = |o: &OpId| *st.origin.get(o).unwrap_or(o);
     let src_store_origins: FxHashSet<OpId> = src_ops.iter().map(origin_of).collect();
     let src_chain_origins: Vec<OpId> = src_chain.iter().map(origin_of).collect();
+    let src_all_store_origins: FxHashSet<OpId> = src_set
+        .iter()
+        .filter(|&&o| access_parts(m, o).is_some_and(|(_, _, _, w)| w))
+        .map(origin_of)
+        .collect();
+    // Values flowing inside the source: (reading iteration, writing iteration) of the source
+    // chain loops, for loads that read what another source iteration stored.
+    let mut inner_edges: FxHashSet<(Vec<i64>, Vec<i64>)> = FxHashSet::default();
+    // The source chain values of a store instance (through the origins of its loops).
+    let writer_chain = |w: Writer| -> Option<Vec<i64>> {
+        let loops = ctx.orig_loops.get(&w.op)?;
+        let ws = unpack(w.ivs, loops.len());
+        src_chain_origins
+            .iter()
+            .map(|l| loops.iter().position(|x| x == l).map(|p| ws[p]))
+            .collect()
+    };
     let counts = {
         let mut obs = |a: &Access<'_>| {
+            if !a.write && src_set.contains(&a.op) {
+                if let Some(w) = a.prev.filter(|w| src_all_store_origins.contains(&w.op)) {
+                    let reader: Option<Vec<i64>> = src_chain
+                        .iter()
+                        .map(|l| a.stack.iter().find(|(o, _)| o == l).map(|x| x.1))
+                        .collect();
+                    if let (Some(r), Some(wy)) = (reader, writer_chain(w)) {
+                        if r != wy {
+                            inner_edges.insert((r, wy));
+                        }
+                    }
+                }
+            }
             if !shared_set.contains(&a.root) {
                 return;
             }
@@ -1921,16 +2187,8 @@ fn fuse_best(
                     if !src_store_origins.contains(&w.op) {
                         return;
                     }
-                    let Some(loops) = ctx.orig_loops.get(&w.op) else {
-                        return;
-                    };
-                    let ws = unpack(w.ivs, loops.len());
                     // The writer's values of the source chain loops (through their origins).
-                    let y: Option<Vec<i64>> = src_chain_origins
-                        .iter()
-                        .map(|l| loops.iter().position(|x| x == l).map(|p| ws[p]))
-                        .collect();
-                    let Some(y) = y else { return };
+                    let Some(y) = writer_chain(w) else { return };
                     if let Some(x) = chain_vals(&dst_chain, a.stack) {
                         records.push((x, y));
                     }
@@ -1968,6 +2226,13 @@ fn fuse_best(
     if records.is_empty() {
         return Err("no dependence to fuse along".into());
     }
+    // The slice of the needed iterations alone is tried first (earlier destination
+    // iterations' slices may have run what they read); if that is not legal, the slice
+    // closed under the source's own value flow.
+    let mut variants = vec![records];
+    if let Some(closed) = close_records(&variants[0], &inner_edges) {
+        variants.push(closed);
+    }
     let src_cost = cost_of(m, &counts, src) as f64;
     let dst_cost = cost_of(m, &counts, dst) as f64;
     let elem = shared.iter().map(|&r| elem_bytes(m, r)).max().unwrap_or(4);
@@ -1980,103 +2245,120 @@ fn fuse_best(
     let mut best: Option<Candidate> = None;
     let mut why: Vec<String> = Vec::new();
     for d in (1..=dn).rev() {
-        let Some(covers) = covers_at(&records, d, k) else {
-            continue;
-        };
-        // Loops carrying values keep their full range.
-        let covers: Vec<Option<Cover>> = covers
-            .into_iter()
-            .zip(&src_chain)
-            .map(|(c, &l)| {
-                let carried = for_parts(m, l).is_some_and(|p| !p.inits.is_empty());
-                (!carried).then_some(c)
-            })
-            .collect();
-        let xs: Vec<ValueId> = dst_chain[..d]
-            .iter()
-            .filter_map(|&l| for_iv(m, l))
-            .collect();
-        let xr = const_ranges(m, &dst_chain[..d]);
-        let bounds = match slice_bounds(m, &src_chain, &covers, &xs, &xr) {
-            Ok(b) => b,
-            Err(e) => {
-                why.push(format!("depth {d}: {e}"));
+        let mut failed: Option<String> = None;
+        for records in &variants {
+            let xs: Vec<ValueId> = dst_chain[..d]
+                .iter()
+                .filter_map(|&l| for_iv(m, l))
+                .collect();
+            let cands = if kind == Kind::Producer {
+                slice_candidates(
+                    m,
+                    &src_ops,
+                    &src_chain,
+                    &accesses_to(m, dst, &shared, Some(false)),
+                    &xs,
+                )
+            } else {
+                Vec::new()
+            };
+            let Some(covers) = covers_at(records, d, k, &cands) else {
                 continue;
-            }
-        };
-        let mut cand = st.clone();
-        let clone_root = match build_fused(
-            &mut cand,
-            ctx.entry,
-            src,
-            dst,
-            &dst_chain[d - 1],
-            kind,
-            &bounds,
-            remove_src,
-        ) {
-            Ok(c) => c,
-            Err(e) => {
-                why.push(format!("depth {d}: {e}"));
-                continue;
-            }
-        };
-        let clone_set: FxHashSet<OpId> = cand.m.walk_ops(clone_root).into_iter().collect();
-        let mut slice_boxes: Boxes = FxHashMap::default();
-        let chain_d: Vec<OpId> = dst_chain[..d].to_vec();
-        let res = {
-            let mut obs = |a: &Access<'_>| {
-                if !a.write || !clone_set.contains(&a.op) || !shared_set.contains(&a.root) {
-                    return;
-                }
-                let x: Option<Vec<i64>> = chain_d
-                    .iter()
-                    .map(|l| a.stack.iter().find(|(o, _)| o == l).map(|v| v.1))
-                    .collect();
-                if let Some(x) = x {
-                    let e = slice_boxes
-                        .entry(x)
-                        .or_insert_with(|| vec![(i64::MAX, i64::MIN); a.idx.len()]);
-                    for (j, &i) in a.idx.iter().enumerate() {
-                        if j < e.len() {
-                            e[j].0 = e[j].0.min(i);
-                            e[j].1 = e[j].1.max(i);
-                        }
-                    }
+            };
+            // Loops carrying values keep their full range.
+            let covers: Vec<Option<Cover>> = covers
+                .into_iter()
+                .zip(&src_chain)
+                .map(|(c, &l)| {
+                    let carried = for_parts(m, l).is_some_and(|p| !p.inits.is_empty());
+                    (!carried).then_some(c)
+                })
+                .collect();
+            let xr = const_ranges(m, &dst_chain[..d]);
+            let bounds = match slice_bounds(m, &src_chain, &covers, &xs, &xr) {
+                Ok(b) => b,
+                Err(e) => {
+                    failed.get_or_insert(format!("depth {d}: {e}"));
+                    continue;
                 }
             };
-            ctx.simulate(&cand, Some(&mut obs))
-        };
-        let new_counts = match res {
-            Ok(c) => c,
-            Err(e) => {
-                why.push(format!("depth {d}: {e}"));
-                continue;
+            let mut cand = st.clone();
+            let clone_root = match build_fused(
+                &mut cand,
+                ctx.entry,
+                src,
+                dst,
+                &dst_chain[d - 1],
+                kind,
+                &bounds,
+                remove_src,
+            ) {
+                Ok(c) => c,
+                Err(e) => {
+                    failed.get_or_insert(format!("depth {d}: {e}"));
+                    continue;
+                }
+            };
+            let clone_set: FxHashSet<OpId> = cand.m.walk_ops(clone_root).into_iter().collect();
+            let mut slice_boxes: Boxes = FxHashMap::default();
+            let chain_d: Vec<OpId> = dst_chain[..d].to_vec();
+            let res = {
+                let mut obs = |a: &Access<'_>| {
+                    if !a.write || !clone_set.contains(&a.op) || !shared_set.contains(&a.root) {
+                        return;
+                    }
+                    let x: Option<Vec<i64>> = chain_d
+                        .iter()
+                        .map(|l| a.stack.iter().find(|(o, _)| o == l).map(|v| v.1))
+                        .collect();
+                    if let Some(x) = x {
+                        let e = slice_boxes
+                            .entry(x)
+                            .or_insert_with(|| vec![(i64::MAX, i64::MIN); a.idx.len()]);
+                        for (j, &i) in a.idx.iter().enumerate() {
+                            if j < e.len() {
+                                e[j].0 = e[j].0.min(i);
+                                e[j].1 = e[j].1.max(i);
+                            }
+                        }
+                    }
+                };
+                ctx.simulate(&cand, Some(&mut obs))
+            };
+            let new_counts = match res {
+                Ok(c) => c,
+                Err(e) => {
+                    failed.get_or_insert(format!("depth {d}: {e}"));
+                    continue;
+                }
+            };
+            let fused_cost = cost_of(&cand.m, &new_counts, dst) as f64;
+            let extra = fused_cost / (src_cost + dst_cost).max(1.0) - 1.0;
+            if !ctx.opts.maximal && extra > ctx.opts.compute_tolerance {
+                failed.get_or_insert(format!(
+                    "depth {d}: {:.0}% redundant computation exceeds the tolerance of {:.0}%",
+                    extra * 100.0,
+                    ctx.opts.compute_tolerance * 100.0
+                ));
+                break;
             }
-        };
-        let fused_cost = cost_of(&cand.m, &new_counts, dst) as f64;
-        let extra = fused_cost / (src_cost + dst_cost).max(1.0) - 1.0;
-        if !ctx.opts.maximal && extra > ctx.opts.compute_tolerance {
-            why.push(format!(
-                "depth {d}: {:.0}% redundant computation exceeds the tolerance of {:.0}%",
-                extra * 100.0,
-                ctx.opts.compute_tolerance * 100.0
-            ));
-            continue;
+            let slice_region = region_elems(&slice_boxes) * elem;
+            let reduction = src_region as f64 / slice_region.max(1) as f64;
+            if best
+                .as_ref()
+                .is_none_or(|b| reduction > b.storage_reduction)
+            {
+                best = Some(Candidate {
+                    st: cand,
+                    depth: d,
+                    storage_reduction: reduction,
+                    extra,
+                });
+            }
+            failed = None;
+            break;
         }
-        let slice_region = region_elems(&slice_boxes) * elem;
-        let reduction = src_region as f64 / slice_region.max(1) as f64;
-        if best
-            .as_ref()
-            .is_none_or(|b| reduction > b.storage_reduction)
-        {
-            best = Some(Candidate {
-                st: cand,
-                depth: d,
-                storage_reduction: reduction,
-                extra,
-            });
-        }
+        why.extend(failed);
     }
     best.ok_or_else(|| {
         if why.is_empty() {
@@ -2468,7 +2750,7 @@ fn shrink_one(
         let mut covers: Vec<Vec<Cover>> = Vec::new();
         let mut new_shape = vec![1i64; rank];
         let mut fail = false;
-        for b in &boxes {
+        for (gi, b) in boxes.iter().enumerate() {
             let mut keys: Vec<&Vec<i64>> = b.keys().collect();
             keys.sort();
             let mut per = Vec::new();
@@ -2477,7 +2759,10 @@ fn shrink_one(
                     .iter()
                     .map(|x| ((*x).clone(), b[*x][j].0, b[*x][j].1))
                     .collect();
-                match fit_cover(&pts) {
+                match fit_cover(
+                    &pts,
+                    &shrink_candidates(st, &groups[gi].1, &chains[gi][..depths[gi]], j),
+                ) {
                     Some(c) => {
                         new_shape[j] = new_shape[j].max(c.width);
                         per.push(c);
@@ -2540,7 +2825,7 @@ fn shrink_one(
                     .iter()
                     .zip(&covers[g])
                     .map(|(e, c)| {
-                        let off = linear(&c.slope, nd, c.c0);
+                        let off = c.lower(nd);
                         if off == AffineExpr::Const(0) {
                             e.clone()
                         } else {
@@ -2730,7 +3015,7 @@ mod tests {
         // min(x) = max(x - 1, 0), max(x) = x + 1: slope 1, offset -1, width 3.
         let pts: Vec<(Vec<i64>, i64, i64)> =
             (0..10).map(|x| (vec![x], (x - 1).max(0), x + 1)).collect();
-        let c = fit_cover(&pts).unwrap();
+        let c = fit_cover(&pts, &[]).unwrap();
         assert_eq!(c.slope, vec![1]);
         assert_eq!(c.c0, -1);
         assert_eq!(c.width, 3);
