@@ -133,7 +133,7 @@ fn usable_hint(g: &Graph, v: usize, o: usize) -> bool {
 }
 
 /// For every node, the bytes live at its step in every order.
-fn must_live_per_node(g: &Graph, anc: &Bits, desc: &Bits) -> Vec<u64> {
+pub(crate) fn must_live_per_node(g: &Graph, anc: &Bits, desc: &Bits) -> Vec<u64> {
     (0..g.len())
         .map(|v| {
             let load: u64 = (0..g.buffers.len())
@@ -188,19 +188,66 @@ pub fn end_bound(g: &Graph) -> u64 {
     extra
 }
 
+/// The bytes live when the last graph output is made. In every order some
+/// node `u` makes the last graph output, and `u` has no proper descendant
+/// that makes one; at `u`'s step every graph output is live (made earlier and
+/// held to the end, or made now), and so is whatever must be live at `u`
+/// (`static_bound[u]`, which already counts the outputs made by `u` and its
+/// ancestors). The least of that over the candidates `u` bounds every order.
+/// This is what lifts the bound of a training graph whose parameter
+/// gradients are held for one optimizer step: the node making the last
+/// gradient still holds the activations it reads.
+fn last_output_bound(g: &Graph, anc: &Bits, desc: &Bits, static_bound: &[u64]) -> u64 {
+    let makes_output: Vec<bool> = (0..g.len())
+        .map(|v| {
+            g.nodes[v]
+                .outputs
+                .iter()
+                .any(|&b| g.buffers[b].graph_output && g.buffers[b].size > 0)
+        })
+        .collect();
+    let producers: Vec<usize> = (0..g.len()).filter(|&v| makes_output[v]).collect();
+    producers
+        .iter()
+        .copied()
+        .filter(|&u| !producers.iter().any(|&w| w != u && desc.get(u, w)))
+        .map(|u| {
+            let elsewhere: u64 = g
+                .buffers
+                .iter()
+                .filter(|b| b.graph_output)
+                .filter(|b| b.producer.is_some_and(|p| !anc.get(u, p)))
+                .map(|b| b.size)
+                .sum();
+            static_bound[u].saturating_add(elsewhere)
+        })
+        .min()
+        .unwrap_or(0)
+}
+
+/// The global bound from the per-node bounds: their largest, the end bound
+/// and the last-output bound.
+pub(crate) fn global_bound(g: &Graph, anc: &Bits, desc: &Bits, static_bound: &[u64]) -> u64 {
+    static_bound
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(end_bound(g))
+        .max(last_output_bound(g, anc, desc, static_bound))
+}
+
 /// A lower bound on the peak of every topological order: the largest, over
 /// nodes, of the bytes that are live at that node's step whatever the order,
-/// and the bytes live at the last step ([`end_bound`]).
+/// the bytes live at the last step ([`end_bound`]), and the bytes live when
+/// the last graph output is made (the least over the nodes that can make it).
 pub fn must_live_bound(g: &Graph) -> u64 {
     if g.is_empty() {
         return g.buffers.iter().map(|b| b.size).sum();
     }
     let (anc, desc) = closure(g);
-    must_live_per_node(g, &anc, &desc)
-        .into_iter()
-        .max()
-        .unwrap_or(0)
-        .max(end_bound(g))
+    let static_bound = must_live_per_node(g, &anc, &desc);
+    global_bound(g, &anc, &desc, &static_bound)
 }
 
 struct Search<'g> {
@@ -479,12 +526,7 @@ pub fn exact(g: &Graph, opts: &ExactOptions) -> ExactResult {
     }
     let (anc, desc) = closure(g);
     let static_bound = must_live_per_node(g, &anc, &desc);
-    let global_lb = static_bound
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(0)
-        .max(end_bound(g));
+    let global_lb = global_bound(g, &anc, &desc, &static_bound);
     let mut by_bound: Vec<usize> = (0..n).collect();
     by_bound.sort_by_key(|&v| (std::cmp::Reverse(static_bound[v]), v));
     let inputs_live: u64 = g
