@@ -174,7 +174,7 @@ fn instance(g: &Graph, order: &[usize]) -> Instance {
     }
     let mut roots: Vec<usize> = Vec::new();
     let mut of = vec![usize::MAX; nb];
-    for b in 0..nb {
+    for (b, unit_of) in of.iter_mut().enumerate() {
         if g.buffers[b].size == 0 {
             continue;
         }
@@ -182,7 +182,7 @@ fn instance(g: &Graph, order: &[usize]) -> Instance {
         if !roots.contains(&r) {
             roots.push(r);
         }
-        of[b] = roots.iter().position(|&x| x == r).unwrap();
+        *unit_of = roots.iter().position(|&x| x == r).unwrap();
     }
     let m = roots.len();
     let mut sizes = vec![0; m];
