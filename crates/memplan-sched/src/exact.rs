@@ -32,6 +32,9 @@ use std::time::{Duration, Instant};
 
 use crate::graph::Graph;
 
+/// Search nodes of each probe of the tail bound.
+const TAIL_BUDGET: u64 = 20_000;
+
 /// Limits and the starting incumbent of the search.
 #[derive(Clone, Debug, Default)]
 pub struct ExactOptions {
@@ -248,6 +251,21 @@ pub fn must_live_bound(g: &Graph) -> u64 {
     let (anc, desc) = closure(g);
     let static_bound = must_live_per_node(g, &anc, &desc);
     global_bound(g, &anc, &desc, &static_bound)
+}
+
+/// The tail bound (see the `tail` module): the largest `T` up to `hi` such
+/// that, listing the nodes that make graph outputs from the last one
+/// backwards, every listing reaches a step of `T` bytes; proved with at most
+/// `budget` search nodes per probe, never below [`must_live_bound`]. A lower
+/// bound on the peak of every order.
+pub fn tail_lower_bound(g: &Graph, hi: u64, budget: u64) -> u64 {
+    let lo = must_live_bound(g);
+    if g.is_empty() {
+        return lo;
+    }
+    let (anc, desc) = closure(g);
+    let static_bound = must_live_per_node(g, &anc, &desc);
+    crate::tail::tail_bound(g, &anc, &desc, &static_bound, lo, hi, budget)
 }
 
 struct Search<'g> {
@@ -526,7 +544,18 @@ pub fn exact(g: &Graph, opts: &ExactOptions) -> ExactResult {
     }
     let (anc, desc) = closure(g);
     let static_bound = must_live_per_node(g, &anc, &desc);
+    // The tail bound (see `crate::tail`): try to prove the starting order
+    // optimal, else raise the bound as far as a small budget allows.
     let global_lb = global_bound(g, &anc, &desc, &static_bound);
+    let global_lb = crate::tail::tail_bound(
+        g,
+        &anc,
+        &desc,
+        &static_bound,
+        global_lb,
+        initial_peak,
+        TAIL_BUDGET,
+    );
     let mut by_bound: Vec<usize> = (0..n).collect();
     by_bound.sort_by_key(|&v| (std::cmp::Reverse(static_bound[v]), v));
     let inputs_live: u64 = g

@@ -38,11 +38,12 @@ pub mod graph;
 pub mod heuristics;
 pub mod joint;
 pub mod onnx;
+mod tail;
 
 use std::time::Duration;
 
 pub use concurrent::{check_branch_safe, place_branch_safe};
-pub use exact::{must_live_bound, ExactOptions, ExactResult};
+pub use exact::{must_live_bound, tail_lower_bound, ExactOptions, ExactResult};
 pub use graph::{add_gradients, parse_gradients, Gradient, Graph, GraphError, OptimizerMode};
 pub use joint::{joint, JointOptions, JointResult};
 pub use onnx::read_onnx;
