@@ -15,8 +15,11 @@
 //!   state, the live buffers produced elsewhere that `v`'s descendants still read.
 //!
 //! The same static bound taken over all nodes ([`must_live_bound`]) is a lower
-//! bound over all orders; the search returns it, or the optimum when it
-//! finishes, as the proven bound.
+//! bound over all orders. Before searching, the tail bound ([`tail_lower_bound`],
+//! a backward search over the nodes that make graph outputs) raises it where
+//! outputs pile up at the end (gradients held for an optimizer step), up to
+//! the starting order's peak. The search returns that bound, or the optimum
+//! when it finishes, as the proven bound.
 //!
 //! A ready node whose persistent outputs are no larger than the inputs it
 //! frees, and whose step stays within the larger of the peak so far and the

@@ -87,7 +87,10 @@ fn exact_equals_brute_force_with_gradients() {
             assert!(must_live_bound(&g) <= opt, "case {case} {mode:?}");
             // The tail bound, as high as it can prove: never above the optimum.
             let tail = tail_lower_bound(&g, g.total_bytes(), 100_000);
-            assert!(tail <= opt, "case {case} {mode:?}: tail bound {tail} > {opt}");
+            assert!(
+                tail <= opt,
+                "case {case} {mode:?}: tail bound {tail} > {opt}"
+            );
             tail_raised += usize::from(tail > must_live_bound(&g));
             let r = exact::exact(&g, &ExactOptions::default());
             assert_eq!(r.peak, opt, "case {case} {mode:?}");
