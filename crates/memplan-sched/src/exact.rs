@@ -268,7 +268,7 @@ pub fn tail_lower_bound(g: &Graph, hi: u64, budget: u64) -> u64 {
     }
     let (anc, desc) = closure(g);
     let static_bound = must_live_per_node(g, &anc, &desc);
-    crate::tail::tail_bound(g, &anc, &desc, &static_bound, lo, hi, budget)
+    crate::tail::tail_bound(g, &anc, &desc, &static_bound, lo, hi, budget, None)
 }
 
 struct Search<'g> {
@@ -558,6 +558,7 @@ pub fn exact(g: &Graph, opts: &ExactOptions) -> ExactResult {
         global_lb,
         initial_peak,
         TAIL_BUDGET,
+        opts.time_limit.map(|t| start + t),
     );
     let mut by_bound: Vec<usize> = (0..n).collect();
     by_bound.sort_by_key(|&v| (std::cmp::Reverse(static_bound[v]), v));

@@ -508,7 +508,7 @@ pub fn joint(
         improved: false,
         memo: HashMap::new(),
         memo_words: 0,
-        memo_cap_words: (256 << 20) / 8,
+        memo_cap_words: (64 << 20) / 8,
         nodes: 0,
         leaves: 0,
         incomplete: false,

@@ -23,6 +23,7 @@
 //! bisects for the largest `T` it can prove.
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use crate::exact::Bits;
 use crate::graph::Graph;
@@ -42,6 +43,7 @@ struct Tail<'a> {
 struct Probe {
     target: u64,
     budget: u64,
+    deadline: Option<Instant>,
     proved: HashSet<Vec<u64>>,
     listed: Vec<u64>,
     /// Per output node: output nodes among its proper descendants not yet listed.
@@ -116,7 +118,9 @@ impl Tail<'_> {
         if p.proved.contains(&p.listed) {
             return Some(true);
         }
-        if p.budget == 0 {
+        if p.budget == 0
+            || (p.budget.is_multiple_of(256) && p.deadline.is_some_and(|d| Instant::now() >= d))
+        {
             return None;
         }
         p.budget -= 1;
@@ -152,7 +156,8 @@ impl Tail<'_> {
 
 /// The largest `T` in `(lo, hi]` such that every order has a step of at
 /// least `T` bytes, proved by the tail argument within `budget` search nodes
-/// per probe; `lo` when none is proved.
+/// per probe (and before `deadline`); `lo` when none is proved.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn tail_bound(
     g: &Graph,
     anc: &Bits,
@@ -161,6 +166,7 @@ pub(crate) fn tail_bound(
     lo: u64,
     hi: u64,
     budget: u64,
+    deadline: Option<Instant>,
 ) -> u64 {
     let out_bytes: Vec<u64> = (0..g.len())
         .map(|v| {
@@ -200,6 +206,7 @@ pub(crate) fn tail_bound(
         let mut p = Probe {
             target,
             budget,
+            deadline,
             proved: HashSet::new(),
             listed: vec![0; m.div_ceil(64)],
             pending: t
@@ -223,7 +230,7 @@ pub(crate) fn tail_bound(
     }
     // Bisect: proved at `good` (or nothing), not proved at `bad`.
     let (mut good, mut bad) = (lo, hi);
-    while bad - good > 1 {
+    while bad - good > 1 && deadline.is_none_or(|d| Instant::now() < d) {
         let mid = good + (bad - good) / 2;
         if probe(mid) {
             good = mid;
