@@ -68,6 +68,9 @@ pub struct JointOptions {
     pub node_limit: Option<u64>,
     /// Node budget of the exact planner at each leaf (default 200,000).
     pub leaf_node_limit: Option<u64>,
+    /// A lower bound already proved on every pair's arena (the exact
+    /// scheduler's bound over all orders): the search stops when it meets it.
+    pub lower_bound: Option<u64>,
 }
 
 /// What the joint search found.
@@ -460,7 +463,8 @@ pub fn joint(
         g.total_bytes()
     } else {
         global_bound(g, &anc, &desc, &static_bound)
-    };
+    }
+    .max(opts.lower_bound.unwrap_or(0));
     let mut by_bound: Vec<usize> = (0..n).collect();
     by_bound.sort_by_key(|&v| (std::cmp::Reverse(static_bound[v]), v));
     let mut slot = vec![None; g.buffers.len()];

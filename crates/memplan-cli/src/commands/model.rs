@@ -287,6 +287,7 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
                 time_limit: Some(limit.saturating_sub(start.elapsed())),
                 node_limit: args.node_limit,
                 leaf_node_limit: None,
+                lower_bound: Some(sched.lower_bound),
             },
         );
         if r.improved {
