@@ -397,3 +397,19 @@ fn gradients_per_parameter_never_above_step() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no_such_node"));
 }
+
+#[test]
+fn exact_searches_order_and_placement_together() {
+    // tests/graphs/two_chains.json: the order of least max-load that `exact`
+    // finds cannot be placed below 25 bytes; another order places in 24
+    // (brute force in crates/memplan-sched/tests/joint.rs).
+    let g = root().join("tests/graphs/two_chains.json");
+    let g = g.display().to_string();
+    let best = json(&memplan(&["model", &g, "--schedule", "best", "--json"]));
+    assert_eq!(best["peak"], 25);
+    let exact = json(&memplan(&["model", &g, "--json"]));
+    assert_eq!(exact["peak"], 24);
+    assert_eq!(exact["schedule_lower_bound"], 24);
+    assert_eq!(exact["proved"], true);
+    assert_eq!(exact["joint"]["improved"], true);
+}

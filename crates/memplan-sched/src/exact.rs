@@ -15,8 +15,11 @@
 //!   state, the live buffers produced elsewhere that `v`'s descendants still read.
 //!
 //! The same static bound taken over all nodes ([`must_live_bound`]) is a lower
-//! bound over all orders; the search returns it, or the optimum when it
-//! finishes, as the proven bound.
+//! bound over all orders. Before searching, the tail bound ([`tail_lower_bound`],
+//! a backward search over the nodes that make graph outputs) raises it where
+//! outputs pile up at the end (gradients held for an optimizer step), up to
+//! the starting order's peak. The search returns that bound, or the optimum
+//! when it finishes, as the proven bound.
 //!
 //! A ready node whose persistent outputs are no larger than the inputs it
 //! frees, and whose step stays within the larger of the peak so far and the
@@ -31,6 +34,9 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use crate::graph::Graph;
+
+/// Search nodes of each probe of the tail bound.
+const TAIL_BUDGET: u64 = 20_000;
 
 /// Limits and the starting incumbent of the search.
 #[derive(Clone, Debug, Default)]
@@ -133,7 +139,7 @@ fn usable_hint(g: &Graph, v: usize, o: usize) -> bool {
 }
 
 /// For every node, the bytes live at its step in every order.
-fn must_live_per_node(g: &Graph, anc: &Bits, desc: &Bits) -> Vec<u64> {
+pub(crate) fn must_live_per_node(g: &Graph, anc: &Bits, desc: &Bits) -> Vec<u64> {
     (0..g.len())
         .map(|v| {
             let load: u64 = (0..g.buffers.len())
@@ -188,19 +194,81 @@ pub fn end_bound(g: &Graph) -> u64 {
     extra
 }
 
+/// The bytes live when the last graph output is made. In every order some
+/// node `u` makes the last graph output, and `u` has no proper descendant
+/// that makes one; at `u`'s step every graph output is live (made earlier and
+/// held to the end, or made now), and so is whatever must be live at `u`
+/// (`static_bound[u]`, which already counts the outputs made by `u` and its
+/// ancestors). The least of that over the candidates `u` bounds every order.
+/// This is what lifts the bound of a training graph whose parameter
+/// gradients are held for one optimizer step: the node making the last
+/// gradient still holds the activations it reads.
+fn last_output_bound(g: &Graph, anc: &Bits, desc: &Bits, static_bound: &[u64]) -> u64 {
+    let makes_output: Vec<bool> = (0..g.len())
+        .map(|v| {
+            g.nodes[v]
+                .outputs
+                .iter()
+                .any(|&b| g.buffers[b].graph_output && g.buffers[b].size > 0)
+        })
+        .collect();
+    let producers: Vec<usize> = (0..g.len()).filter(|&v| makes_output[v]).collect();
+    producers
+        .iter()
+        .copied()
+        .filter(|&u| !producers.iter().any(|&w| w != u && desc.get(u, w)))
+        .map(|u| {
+            let elsewhere: u64 = g
+                .buffers
+                .iter()
+                .filter(|b| b.graph_output)
+                .filter(|b| b.producer.is_some_and(|p| !anc.get(u, p)))
+                .map(|b| b.size)
+                .sum();
+            static_bound[u].saturating_add(elsewhere)
+        })
+        .min()
+        .unwrap_or(0)
+}
+
+/// The global bound from the per-node bounds: their largest, the end bound
+/// and the last-output bound.
+pub(crate) fn global_bound(g: &Graph, anc: &Bits, desc: &Bits, static_bound: &[u64]) -> u64 {
+    static_bound
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(end_bound(g))
+        .max(last_output_bound(g, anc, desc, static_bound))
+}
+
 /// A lower bound on the peak of every topological order: the largest, over
 /// nodes, of the bytes that are live at that node's step whatever the order,
-/// and the bytes live at the last step ([`end_bound`]).
+/// the bytes live at the last step ([`end_bound`]), and the bytes live when
+/// the last graph output is made (the least over the nodes that can make it).
 pub fn must_live_bound(g: &Graph) -> u64 {
     if g.is_empty() {
         return g.buffers.iter().map(|b| b.size).sum();
     }
     let (anc, desc) = closure(g);
-    must_live_per_node(g, &anc, &desc)
-        .into_iter()
-        .max()
-        .unwrap_or(0)
-        .max(end_bound(g))
+    let static_bound = must_live_per_node(g, &anc, &desc);
+    global_bound(g, &anc, &desc, &static_bound)
+}
+
+/// The tail bound (see the `tail` module): the largest `T` up to `hi` such
+/// that, listing the nodes that make graph outputs from the last one
+/// backwards, every listing reaches a step of `T` bytes; proved with at most
+/// `budget` search nodes per probe, never below [`must_live_bound`]. A lower
+/// bound on the peak of every order.
+pub fn tail_lower_bound(g: &Graph, hi: u64, budget: u64) -> u64 {
+    let lo = must_live_bound(g);
+    if g.is_empty() {
+        return lo;
+    }
+    let (anc, desc) = closure(g);
+    let static_bound = must_live_per_node(g, &anc, &desc);
+    crate::tail::tail_bound(g, &anc, &desc, &static_bound, lo, hi, budget, None)
 }
 
 struct Search<'g> {
@@ -479,12 +547,19 @@ pub fn exact(g: &Graph, opts: &ExactOptions) -> ExactResult {
     }
     let (anc, desc) = closure(g);
     let static_bound = must_live_per_node(g, &anc, &desc);
-    let global_lb = static_bound
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(0)
-        .max(end_bound(g));
+    // The tail bound (see `crate::tail`): try to prove the starting order
+    // optimal, else raise the bound as far as a small budget allows.
+    let global_lb = global_bound(g, &anc, &desc, &static_bound);
+    let global_lb = crate::tail::tail_bound(
+        g,
+        &anc,
+        &desc,
+        &static_bound,
+        global_lb,
+        initial_peak,
+        TAIL_BUDGET,
+        opts.time_limit.map(|t| start + t),
+    );
     let mut by_bound: Vec<usize> = (0..n).collect();
     by_bound.sort_by_key(|&v| (std::cmp::Reverse(static_bound[v]), v));
     let inputs_live: u64 = g

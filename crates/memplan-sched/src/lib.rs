@@ -36,13 +36,16 @@ pub mod concurrent;
 pub mod exact;
 pub mod graph;
 pub mod heuristics;
+pub mod joint;
 pub mod onnx;
+mod tail;
 
 use std::time::Duration;
 
 pub use concurrent::{check_branch_safe, place_branch_safe};
-pub use exact::{must_live_bound, ExactOptions, ExactResult};
+pub use exact::{must_live_bound, tail_lower_bound, ExactOptions, ExactResult};
 pub use graph::{add_gradients, parse_gradients, Gradient, Graph, GraphError, OptimizerMode};
+pub use joint::{joint, JointOptions, JointResult};
 pub use onnx::read_onnx;
 
 /// The schedulers, by the names the CLI uses.
@@ -229,6 +232,17 @@ pub fn place(
     order: &[usize],
     opts: &memplan_core::Options,
 ) -> Result<Placement, memplan_core::PlanError> {
+    place_with_bound(g, order, opts).map(|(p, _)| p)
+}
+
+/// [`place`], also returning the planner's proved lower bound on the arena of
+/// every placement of this order (the max-load, raised by the exact planner's
+/// refutations, or the arena itself where it proved the plan optimal).
+pub(crate) fn place_with_bound(
+    g: &Graph,
+    order: &[usize],
+    opts: &memplan_core::Options,
+) -> Result<(Placement, u64), memplan_core::PlanError> {
     let life = g.lifetimes(order);
     // An in-place output and its input become one buffer (same size, joined lifetimes).
     let mut group: Vec<usize> = (0..g.buffers.len()).collect();
@@ -271,14 +285,27 @@ pub fn place(
             *off = Some(plan.offsets[slot[r]]);
         }
     }
-    Ok(Placement {
-        offsets,
-        peak: plan.peak(),
-        algorithm: plan
-            .stats
-            .winner
-            .clone()
-            .unwrap_or_else(|| opts.algorithm.name().to_string()),
-        optimal: plan.optimal,
-    })
+    let bound = if plan.optimal {
+        plan.peak()
+    } else {
+        plan.stats
+            .lower_bounds
+            .iter()
+            .map(|&(_, b)| b)
+            .max()
+            .unwrap_or(0)
+    };
+    Ok((
+        Placement {
+            offsets,
+            peak: plan.peak(),
+            algorithm: plan
+                .stats
+                .winner
+                .clone()
+                .unwrap_or_else(|| opts.algorithm.name().to_string()),
+            optimal: plan.optimal,
+        },
+        bound,
+    ))
 }

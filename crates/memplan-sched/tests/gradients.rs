@@ -4,8 +4,8 @@
 //! per-parameter updates never need more than one step after the graph.
 
 use memplan_sched::{
-    add_gradients, exact, must_live_bound, parse_gradients, ExactOptions, Gradient, Graph,
-    OptimizerMode,
+    add_gradients, exact, must_live_bound, parse_gradients, tail_lower_bound, ExactOptions,
+    Gradient, Graph, OptimizerMode,
 };
 use serde_json::json;
 
@@ -66,6 +66,7 @@ fn brute_force(g: &Graph) -> u64 {
 #[test]
 fn exact_equals_brute_force_with_gradients() {
     let mut rng = Rng(7);
+    let mut tail_raised = 0;
     for case in 0..300 {
         let n = 2 + case % 6;
         let doc = random_doc(&mut rng, n);
@@ -84,6 +85,13 @@ fn exact_equals_brute_force_with_gradients() {
             let g = Graph::from_json(&d.to_string()).unwrap();
             let opt = brute_force(&g);
             assert!(must_live_bound(&g) <= opt, "case {case} {mode:?}");
+            // The tail bound, as high as it can prove: never above the optimum.
+            let tail = tail_lower_bound(&g, g.total_bytes(), 100_000);
+            assert!(
+                tail <= opt,
+                "case {case} {mode:?}: tail bound {tail} > {opt}"
+            );
+            tail_raised += usize::from(tail > must_live_bound(&g));
             let r = exact::exact(&g, &ExactOptions::default());
             assert_eq!(r.peak, opt, "case {case} {mode:?}");
             assert!(r.proved && r.lower_bound == opt, "case {case} {mode:?}");
@@ -91,6 +99,8 @@ fn exact_equals_brute_force_with_gradients() {
         }
         assert!(optima[1] <= optima[0], "case {case}: {optima:?}");
     }
+    eprintln!("the tail bound raised the must-live bound in {tail_raised} cases");
+    assert!(tail_raised >= 5, "{tail_raised}");
 }
 
 #[test]

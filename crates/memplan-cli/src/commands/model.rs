@@ -32,7 +32,12 @@ consumer's step inclusive; graph outputs to the last step.
 
 Schedulers: given (the file's order), lpmf, bfs, dfs (PyTorch Inductor),
 list, xla-dfs, postorder (XLA), best (lowest peak of those), exact (branch
-and bound from best; anytime under --time-limit, default 10 s).
+and bound from best; anytime under --time-limit, default 10 s). When the
+placement of exact's order leaves a gap above the bound, exact goes on with
+a joint search of order and placement together (branch and bound over ready
+sets, dominance on executed-node sets by the conflicts of the buffers made
+so far, every surviving order placed by the exact planner) in the time left;
+the summary then has a `joint` object.
 
 Output (-o RESULT.json): order, offsets (buffer id -> byte offset, every
 buffer of non-zero size), peak (arena bytes), schedule_peak (max-load of the
@@ -130,8 +135,20 @@ struct Summary {
     inplace_reuses: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     peak_with_reuse_across_branches: Option<u64>,
+    /// Present when the joint search (order and placement together) ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    joint: Option<JointSummary>,
     nodes: usize,
     buffers: usize,
+}
+
+#[derive(Serialize)]
+struct JointSummary {
+    improved: bool,
+    proved: bool,
+    nodes: u64,
+    leaves: u64,
+    limit_reached: bool,
 }
 
 #[derive(Serialize)]
@@ -253,6 +270,41 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
             }
         }
     }
+    // Order then place left a gap: search order and placement together
+    // (memplan_sched::joint) with what is left of the time limit.
+    let mut sched = sched;
+    let mut joint = None;
+    if args.schedule == Scheduler::Exact
+        && !args.no_reuse_across_branches
+        && placement.peak > sched.lower_bound
+    {
+        let limit = sopts.time_limit.unwrap_or(Duration::from_secs(10));
+        let r = memplan_sched::joint(
+            &graph,
+            &sched.order,
+            &placement,
+            &memplan_sched::JointOptions {
+                time_limit: Some(limit.saturating_sub(start.elapsed())),
+                node_limit: args.node_limit,
+                leaf_node_limit: None,
+                lower_bound: Some(sched.lower_bound),
+            },
+        );
+        if r.improved {
+            sched.order = r.order.clone();
+            sched.peak = r.max_load;
+            placement = r.placement.clone();
+        }
+        sched.lower_bound = sched.lower_bound.max(r.lower_bound);
+        sched.proved = sched.peak == sched.lower_bound;
+        joint = Some(JointSummary {
+            improved: r.improved,
+            proved: r.proved,
+            nodes: r.nodes,
+            leaves: r.leaves,
+            limit_reached: r.limit_reached,
+        });
+    }
     let mut with_reuse = None;
     if args.no_reuse_across_branches {
         with_reuse = Some(placement.peak);
@@ -297,6 +349,7 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
             graph.inplace_pairs(&sched.order).len()
         },
         peak_with_reuse_across_branches: with_reuse,
+        joint,
         nodes: graph.len(),
         buffers: graph.buffers.len(),
     };
@@ -362,7 +415,7 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
             100.0 * (arena as f64 / summary.schedule_lower_bound as f64 - 1.0)
         };
         format!(
-            "{path}: {} nodes, {} buffers\nscheduler {} (order peak {}{}), placement {}\npeak {arena} bytes, lower bound over all orders {} ({}, gap {gap:.3}%), {seconds:.3} s",
+            "{path}: {} nodes, {} buffers\nscheduler {} (order peak {}{}), placement {}{}\npeak {arena} bytes, lower bound over all orders {} ({}, gap {gap:.3}%), {seconds:.3} s",
             summary.nodes,
             summary.buffers,
             summary.scheduler,
@@ -373,6 +426,15 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
                 String::new()
             },
             summary.algorithm,
+            match &summary.joint {
+                Some(j) => format!(
+                    "; joint order+placement search: {} nodes, {} orders placed, {}",
+                    j.nodes,
+                    j.leaves,
+                    if j.improved { "improved" } else { "no better pair" }
+                ),
+                None => String::new(),
+            },
             summary.schedule_lower_bound,
             if summary.proved { "proved optimal" } else { "not proved" },
         )
