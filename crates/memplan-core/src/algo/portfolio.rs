@@ -15,7 +15,7 @@
 //! 3. *peak column first*, in three orders: the buffers live at the busiest
 //!    tick (the one that sets the max-load bound) are stacked first, with no
 //!    gap between them at that tick, so the arena there is exactly as tall as
-//!    the bound; the rest follow by size, each into the best-fitting gap. The
+//!    the bound (alignment padding and fixed blocks aside); the rest follow by size, each into the best-fitting gap. The
 //!    column is stacked earliest first use at the bottom, latest last use at
 //!    the bottom, or longest lifetime at the bottom: those that stay live
 //!    longest away from the peak then lie low and leave one run of free space
