@@ -668,3 +668,25 @@ fn search_stopped_in_one_space_is_reported() {
     assert_eq!(s["stop_reason"], "node-limit");
     assert_eq!(s["spaces"][1]["peak"], s["spaces"][1]["lower_bound"]);
 }
+
+/// idealloc's S_1 (28,526 buffers, a training trace whose max-load tick sits
+/// under a stack of 1,609 weights): the default portfolio reaches the max-load
+/// bound (its *peak column first* member) and so proves optimality; before
+/// that member it stopped at +0.44%. Skipped when `../shared` is absent.
+#[test]
+fn portfolio_reaches_the_bound_on_idealloc_s1() {
+    let shared = std::env::var("SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root().join("../shared"));
+    let file = shared.join("benchmarks/dsa/idealloc/S_1.csv");
+    if !file.is_file() {
+        eprintln!("skipped: {} not found", file.display());
+        return;
+    }
+    let o = memplan(&["plan", file.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(s["peak"], s["lower_bound"], "{s}");
+    assert_eq!(s["optimal"], true, "{s}");
+    assert_eq!(s["verified"], true, "{s}");
+}
