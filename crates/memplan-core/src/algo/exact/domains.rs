@@ -92,7 +92,7 @@ fn unit(m: &Model) -> u64 {
     loop {
         let mut changed = false;
         for &a in &m.align {
-            if g % a != 0 && a % g != 0 {
+            if !g.is_multiple_of(a) && !a.is_multiple_of(g) {
                 g = gcd(g, a);
                 changed = true;
             }
@@ -253,7 +253,7 @@ impl<'m> Filter<'m> {
             align: m
                 .align
                 .iter()
-                .map(|&a| if a % g == 0 { a / g } else { 1 })
+                .map(|&a| if a.is_multiple_of(g) { a / g } else { 1 })
                 .collect(),
             load: (!over).then_some(load),
             items: Vec::new(),
@@ -493,7 +493,7 @@ mod tests {
     /// Whether movable buffer `k` (model index) fits at `y` given the others.
     fn fits(p: &Problem, m: &Model, off: &[u64], k: usize, y: u64, cap: u64) -> bool {
         let b = &p.buffers[m.ids[k]];
-        if y % b.align.max(1) != 0 || y + b.size > cap {
+        if !y.is_multiple_of(b.align.max(1)) || y + b.size > cap {
             return false;
         }
         p.buffers.iter().enumerate().all(|(j, o)| {
@@ -568,12 +568,13 @@ mod tests {
                             None => {}
                         }
                     }
-                    for k in 0..n {
-                        off[k] += 1;
-                        if off[k] + m.size[k] <= cap {
+                    // Next assignment (odometer over every offset up to `cap - size`).
+                    for (o, &s) in off.iter_mut().zip(&m.size) {
+                        *o += 1;
+                        if *o + s <= cap {
                             continue 'all;
                         }
-                        off[k] = 0;
+                        *o = 0;
                     }
                     break;
                 }
