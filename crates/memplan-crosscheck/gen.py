@@ -4,6 +4,7 @@
 `memplan` CLI (`NNNN.exact`: `peak optimal seconds`), for `cpsat.py`.
 
 Usage: gen.py DIR COUNT SEED MIN_BUFFERS MAX_BUFFERS EXACT_SECS MEMPLAN
+(MEMPLAN `-`: write the problems only; `exact.py` plans them later.)
 """
 import json, os, subprocess, sys
 
@@ -77,6 +78,8 @@ def main():
         bufs = instance(rng, n)
         path = os.path.join(d, f"{idx:04}.json")
         json.dump({"buffers": bufs}, open(path, "w"))
+        if memplan == "-":
+            continue
         out = subprocess.run([memplan, "plan", path, "--algo", "exact", "--time-limit", secs, "--json"],
                              capture_output=True, text=True)
         if out.returncode != 0:

@@ -4,6 +4,8 @@
 //! `cargo run --release -p memplan-core --example exact_bench -- [--time SECS] [--runs K] [--cap BYTES] FILE...`
 //!
 //! With `--cap`, the problem gets that capacity (a decision run: the first plan within it).
+//! With `--domain-bound HI`, prints the offset-domain lower bound searched up to `HI`
+//! instead (no plan).
 
 use std::time::{Duration, Instant};
 
@@ -48,6 +50,7 @@ fn main() {
     let mut runs = 1usize;
     let mut files = Vec::new();
     let mut cap: Option<u64> = None;
+    let mut dbound: Option<u64> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -57,6 +60,10 @@ fn main() {
             }
             "--cap" => {
                 cap = args[i + 1].parse().ok();
+                i += 1;
+            }
+            "--domain-bound" => {
+                dbound = args[i + 1].parse().ok();
                 i += 1;
             }
             "--runs" => {
@@ -80,6 +87,16 @@ fn main() {
         let mut p = p;
         p.capacity = cap;
         let lb = memplan_core::bounds::max_load(&p);
+        if let Some(hi) = dbound {
+            let t = Instant::now();
+            let (b, runs) = memplan_core::algo::exact::domain_bound(&p, hi, u64::MAX);
+            println!(
+                "{f}: max-load {lb}, offset-domain bound {b} (+{}), {runs} filterings, {:.2} s",
+                b - lb,
+                t.elapsed().as_secs_f64()
+            );
+            continue;
+        }
         let mut opts = Options::with_algorithm(Algorithm::Exact);
         opts.time_limit = Some(Duration::from_secs_f64(time));
         let mut times = Vec::new();

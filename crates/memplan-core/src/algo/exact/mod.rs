@@ -24,18 +24,21 @@
 //! full search: the portfolio's plan is improved by peak rip-up (`lns`),
 //! memplan's own addition.
 
+mod domains;
 mod lns;
 mod model;
 mod search;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::{Options, Progress, SpacePlan};
 use crate::bounds;
 use crate::plan::StopReason;
 use crate::problem::Problem;
+use domains::{Domains, Filtered};
 use model::Model;
 use search::{Key, Order, Search, Status};
 
@@ -56,9 +59,44 @@ pub const DEFAULT_NODE_BUDGET: u64 = 2_000_000;
 
 const NONE: u64 = u64::MAX;
 
+/// Word operations one capacity's domain filtering may spend (about 10-50 ms).
+const DOMAIN_BUDGET: u64 = 50_000_000;
+
 /// The capacities a descent round probes: the best peak minus the gap to the
 /// lower bound divided by each of these, in turn (boldest first).
 const DESCENT_DIVS: [u64; 4] = [4, 8, 16, 32];
+
+/// The offset-domain lower bound of a single-space problem (see the `domains`
+/// module): the capacity just above the largest one in `[max-load, hi]` that
+/// domain filtering refutes, found by bisection (each probe may spend `budget`
+/// word operations). It is a valid lower bound on every plan's peak whatever
+/// the bisection meets: a refuted capacity has no plan, nor has any smaller one.
+/// Returns the bound and the number of filterings run.
+pub fn domain_bound(problem: &Problem, hi: u64, budget: u64) -> (u64, u32) {
+    let model = Model::build(problem);
+    let fixed_top = problem
+        .buffers
+        .iter()
+        .filter_map(|b| b.fixed_offset.map(|o| o.saturating_add(b.size)))
+        .max()
+        .unwrap_or(0);
+    let lo = bounds::max_load(problem).max(fixed_top);
+    if model.n() == 0 || lo == 0 {
+        return (lo, 0);
+    }
+    // `refuted` is refuted (or below every plan's peak); `open` is not refuted.
+    let (mut refuted, mut open) = (lo - 1, hi.max(lo));
+    let mut runs = 0;
+    while open - refuted > 1 {
+        let mid = refuted + (open - refuted) / 2;
+        runs += 1;
+        match domains::filter(&model, mid, budget) {
+            Filtered::Infeasible => refuted = mid,
+            _ => open = mid,
+        }
+    }
+    (refuted + 1, runs)
+}
 
 /// Runs the exact search on a single-space problem.
 pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
@@ -343,7 +381,13 @@ fn plan_large(
 /// so under a node budget the result is bit-identical whichever way it runs;
 /// only a time limit makes runs differ.
 struct Prober<'m> {
+    model: &'m Model,
     searches: Vec<Search<'m>>,
+    /// Offset domains of recent capacities (`None`: refuted by filtering).
+    domains: Vec<(u64, Option<Option<Arc<Domains>>>)>,
+    /// The lowest capacity at which filtering removed nothing: larger ones are
+    /// not filtered (their slack is larger still; a saving, not a proof).
+    useless_from: u64,
     /// Per order: set when a lower-numbered order has decided the probe.
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     stops: &'m [AtomicBool],
@@ -371,11 +415,38 @@ impl<'m> Prober<'m> {
             })
             .collect();
         Prober {
+            model,
             searches,
+            domains: Vec::new(),
+            useless_from: u64::MAX,
             stops,
             winner: 0,
             charged: 0,
         }
+    }
+
+    /// The offset domains at `cap` (`None`: filtering refuted `cap`; `Some(None)`:
+    /// no domains), computed once per capacity.
+    fn filtered(&mut self, cap: u64) -> Option<Option<Arc<Domains>>> {
+        if cap >= self.useless_from {
+            return Some(None);
+        }
+        if let Some((_, d)) = self.domains.iter().find(|(c, _)| *c == cap) {
+            return d.clone();
+        }
+        let d = match domains::filter(self.model, cap, DOMAIN_BUDGET) {
+            Filtered::Infeasible => None,
+            Filtered::Domains(d) => Some(Some(Arc::new(d))),
+            Filtered::Unavailable => {
+                self.useless_from = self.useless_from.min(cap);
+                Some(None)
+            }
+        };
+        if self.domains.len() >= 64 {
+            self.domains.remove(0);
+        }
+        self.domains.push((cap, d.clone()));
+        d
     }
 
     /// Nodes charged over all probes (deterministic; see [`Prober`]).
@@ -400,6 +471,18 @@ impl<'m> Prober<'m> {
     /// that decides the probe, as in a sequential run; with `parallel` the orders
     /// race and an order that decides stops only those after it.
     fn probe(&mut self, orders: &[Order], cap: u64, budget: u64, node_limit: u64) -> Status {
+        if self.charged >= node_limit {
+            return Status::NodeLimit;
+        }
+        // Offset domains first: an empty one refutes the capacity at the cost of
+        // one node; otherwise every order searches within them.
+        let Some(dom) = self.filtered(cap) else {
+            self.charged += 1;
+            return Status::Infeasible;
+        };
+        for s in &mut self.searches {
+            s.dom = dom.clone();
+        }
         if self.searches.len() > 1 {
             return self.probe_parallel(orders, cap, budget, node_limit);
         }

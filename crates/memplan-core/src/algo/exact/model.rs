@@ -54,6 +54,8 @@ pub(crate) struct Model {
     pub sec_total: Vec<u64>,
     /// Movable buffers live in each section.
     pub members: Csr<u32>,
+    /// Fixed buffers live throughout each section, as `(offset, size)`.
+    pub sec_fixed: Csr<(u64, u64)>,
     /// Live ticks per buffer (holes excluded).
     pub ticks: Vec<u64>,
     /// First live tick per buffer.
@@ -141,6 +143,21 @@ impl Model {
             .collect();
         fixed_bufs.sort_by_key(|&j| (problem.buffers[j].start(), j));
         let mut fixed_rows: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
+        let mut sec_fixed_rows: Vec<Vec<(u64, u64)>> = vec![Vec::new(); nsec];
+        for &j in &fixed_bufs {
+            let f = &problem.buffers[j];
+            let o = f.fixed_offset.unwrap_or(0);
+            for iv in &f.live {
+                // Sections `[times[s], times[s + 1])` inside the interval.
+                let first = times.partition_point(|&x| x < iv.start);
+                for s in first..nsec {
+                    if times[s + 1] > iv.end {
+                        break;
+                    }
+                    sec_fixed_rows[s].push((o, f.size));
+                }
+            }
+        }
         if !fixed_bufs.is_empty() {
             for (k, &i) in ids.iter().enumerate() {
                 let b = &problem.buffers[i];
@@ -184,6 +201,7 @@ impl Model {
             nsec,
             sec_total,
             members: Csr::from_rows(member_rows),
+            sec_fixed: Csr::from_rows(sec_fixed_rows),
             ticks,
         }
     }

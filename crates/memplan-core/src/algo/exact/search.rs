@@ -19,6 +19,7 @@
 
 use std::time::Instant;
 
+use super::domains::Domains;
 use super::model::Model;
 
 const NONE: u64 = u64::MAX;
@@ -139,6 +140,8 @@ pub(crate) struct Search<'m> {
     places: u64,
     /// Called with the node count every 65536 nodes.
     pub report: Option<&'m (dyn Fn(u64) + Sync)>,
+    /// Offset domains at the capacity being decided (see `domains`), if any.
+    pub dom: Option<std::sync::Arc<Domains>>,
 }
 
 impl<'m> Search<'m> {
@@ -174,6 +177,7 @@ impl<'m> Search<'m> {
             deadline: None,
             stop: None,
             report: None,
+            dom: None,
             places: 0,
             clock_mask: (65_536 / (n as u64).max(1))
                 .next_power_of_two()
@@ -187,7 +191,7 @@ impl<'m> Search<'m> {
         self.cap = cap;
         self.off.fill(NONE);
         for b in 0..m.n() {
-            self.min_off[b] = m.fit(b, 0);
+            self.min_off[b] = self.lowest(b, 0);
         }
         self.open_min.copy_from_slice(&self.min_off);
         self.witness.fill(NO_BUF);
@@ -206,6 +210,16 @@ impl<'m> Search<'m> {
         self.bufpool.clear();
         self.cands.clear();
         self.stack.clear();
+    }
+
+    /// The lowest offset `>= x` buffer `b` may take: aligned, clear of fixed
+    /// blocks and in its domain when there is one (`cap + 1` when none is left).
+    #[inline]
+    fn lowest(&self, b: usize, x: u64) -> u64 {
+        match &self.dom {
+            Some(d) => d.next(b, x).unwrap_or(self.cap.saturating_add(1)),
+            None => self.m.fit(b, x),
+        }
     }
 
     /// Decides whether everything fits below `cap`, with buffers ranked by `order`.
@@ -357,7 +371,7 @@ impl<'m> Search<'m> {
             if self.off[qu] != NONE || self.min_off[qu] >= top {
                 continue;
             }
-            let nm = m.fit(qu, top);
+            let nm = self.lowest(qu, top);
             self.trail_min.push((q, self.min_off[qu]));
             self.min_off[qu] = nm;
             self.open_min[qu] = nm;
