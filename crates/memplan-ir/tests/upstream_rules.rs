@@ -1,0 +1,191 @@
+//! Type validity and verifier rules that measuring memplan on upstream MLIR test cases
+//! (scripts/upstream_cases.py) showed missing or too strict. Each entry is a small module
+//! of our own with the verdict MLIR 22 gives; where `mlir-opt-22` is installed the table
+//! itself is checked against it (required with MEMPLAN_REQUIRE_MLIR=1), so an entry with a
+//! wrong verdict fails instead of locking a mistake in.
+
+use memplan_ir::*;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// `None`: MLIR accepts the module; `Some(needle)`: MLIR rejects it and memplan's message
+/// must contain `needle`.
+const CASES: &[(&str, Option<&str>)] = &[
+    // ---- builtin type validity ----
+    ("func.func private @f(vector<2x0xf32>)", Some("positive constant sizes")),
+    ("func.func private @f(vector<[0]xf32>)", Some("positive constant sizes")),
+    ("func.func private @f(vector<3xcomplex<f32>>)", Some("VectorElementTypeInterface")),
+    ("func.func private @f(vector<3x!foo.t>)", Some("VectorElementTypeInterface")),
+    ("func.func private @f(vector<3x!llvm.ptr>, vector<[2]xindex>)", None),
+    ("func.func private @f(memref<3x!foo.t>)", Some("invalid memref element type")),
+    ("func.func private @f(memref<*xnone>)", Some("invalid memref element type")),
+    ("func.func private @f(memref<3xvector<2xi8>>, memref<2xmemref<4xf32>>, memref<2xcomplex<f64>>)", None),
+    ("func.func private @f(tensor<2xnone>)", Some("invalid tensor element type")),
+    ("func.func private @f(tensor<*xmemref<2xf32>>)", Some("invalid tensor element type")),
+    ("func.func private @f(tensor<2x!foo.t>, tensor<2xvector<3xf32>>)", None),
+    ("func.func private @f(complex<index>)", Some("invalid element type for complex")),
+    ("func.func private @f(complex<i8>)", None),
+    ("func.func private @f(memref<2xf32, #foo.space>)", Some("unsupported memory space")),
+    ("func.func private @f(memref<2xf32, i16>)", Some("unsupported memory space")),
+    ("func.func private @f(memref<*xf32, 1.5>)", Some("unsupported memory space")),
+    (
+        "func.func private @f(memref<2xf32, \"shared\">, memref<2xf32, {k = 1}>, memref<2xf32, #gpu.address_space<private>>, memref<2xf32, true>)",
+        None,
+    ),
+    ("func.func private @f(memref<2x3xf32, strided<[1]>>)", Some("number of strides to match the rank")),
+    (
+        "func.func private @f(memref<2x3xf32, affine_map<(a) -> (a)>>)",
+        Some("mismatch between rank and affine map"),
+    ),
+    // An identity layout map is the default layout: the two spellings are one type.
+    (
+        "func.func @f(%a: memref<5xf32, affine_map<(i) -> (i)>, 0>) -> memref<5xf32> {\n  return %a : memref<5xf32>\n}",
+        None,
+    ),
+    // ---- memref.subview: the result type is the inferred one, up to dropped unit dims ----
+    (
+        "func.func @f(%m: memref<6x6xf32>) {\n  %0 = memref.subview %m[1, 0] [2, 6] [1, 1] : memref<6x6xf32> to memref<2x6xf32, strided<[6, 1]>>\n  return\n}",
+        Some("mismatch of result layout"),
+    ),
+    (
+        "func.func @f(%m: memref<6x6xf32>) {\n  %0 = memref.subview %m[1, 0] [2, 6] [1, 1] : memref<6x6xf32> to memref<2x6xf32, strided<[6, 1], offset: 6>>\n  %1 = memref.subview %m[0, 1] [1, 3] [1, 2] : memref<6x6xf32> to memref<3xf32, strided<[2], offset: 1>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<6x6xf32>) {\n  %0 = memref.subview %m[0, 0] [2, 6] [1, 1] : memref<6x6xf32> to memref<3x6xf32>\n  return\n}",
+        Some("mismatch of result sizes"),
+    ),
+    (
+        "func.func @f(%m: memref<8xf32, affine_map<(i) -> (i mod 4)>>) {\n  %0 = memref.subview %m[0] [2] [1] : memref<8xf32, affine_map<(i) -> (i mod 4)>> to memref<2xf32>\n  return\n}",
+        Some("is not strided"),
+    ),
+    (
+        "func.func @f(%m: memref<8xf32, affine_map<(i)[s] -> (i * 2 + s)>>, %o: index) {\n  %0 = memref.subview %m[%o] [2] [1] : memref<8xf32, affine_map<(i)[s] -> (i * 2 + s)>> to memref<2xf32, strided<[2], offset: ?>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<8xf32>) {\n  %0 = memref.subview %m[-2] [2] [1] : memref<8xf32> to memref<2xf32, strided<[1], offset: -2>>\n  return\n}",
+        Some("offsets to be non-negative"),
+    ),
+    // ---- memref.reinterpret_cast: a static list entry may meet a `?` in the type ----
+    (
+        "func.func @f(%m: memref<?xf32>) {\n  %0 = memref.reinterpret_cast %m to offset: [3], sizes: [4, 4], strides: [4, 1] : memref<?xf32> to memref<4x4xf32, strided<[?, 1], offset: ?>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<?xf32>, %n: index) {\n  %0 = memref.reinterpret_cast %m to offset: [0], sizes: [%n], strides: [1] : memref<?xf32> to memref<4xf32>\n  return\n}",
+        Some("size = dynamic instead of 4"),
+    ),
+    // ---- memref.expand_shape / collapse_shape ----
+    (
+        "func.func @f(%m: memref<2x3xf32>) {\n  %0 = memref.collapse_shape %m [[0, 1]] : memref<2x3xf32> into memref<5xf32>\n  return\n}",
+        Some("must equal reassociation group size"),
+    ),
+    (
+        "func.func @f(%m: memref<?x3xf32>) {\n  %0 = memref.collapse_shape %m [[0, 1]] : memref<?x3xf32> into memref<6xf32>\n  return\n}",
+        Some("must be dynamic if and only if"),
+    ),
+    (
+        "func.func @f(%m: memref<4x8xf32, strided<[16, 1]>>) {\n  %0 = memref.collapse_shape %m [[0, 1]] : memref<4x8xf32, strided<[16, 1]>> into memref<32xf32, strided<[1]>>\n  return\n}",
+        Some("non-contiguous"),
+    ),
+    (
+        "func.func @f(%m: memref<4x8xf32, strided<[8, 1]>>, %e: memref<12xf32, strided<[3]>>) {\n  %0 = memref.collapse_shape %m [[0, 1]] : memref<4x8xf32, strided<[8, 1]>> into memref<32xf32, strided<[1]>>\n  %1 = memref.expand_shape %e [[0, 1]] output_shape [4, 3] : memref<12xf32, strided<[3]>> into memref<4x3xf32, strided<[9, 3]>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%e: memref<12xf32, strided<[3]>>) {\n  %1 = memref.expand_shape %e [[0, 1]] output_shape [4, 3] : memref<12xf32, strided<[3]>> into memref<4x3xf32>\n  return\n}",
+        Some("expected expanded type"),
+    ),
+    // ---- tensor ops ----
+    (
+        "func.func @f(%t: tensor<2x5xf32>) {\n  %0 = tensor.collapse_shape %t [[0, 1]] : tensor<2x5xf32> into tensor<12xf32>\n  return\n}",
+        Some("static value of 10"),
+    ),
+    (
+        "func.func @f(%t: tensor<10xf32>) {\n  %0 = tensor.expand_shape %t [[0, 1]] output_shape [2] : tensor<10xf32> into tensor<2x5xf32>\n  return\n}",
+        Some("equal to the output rank"),
+    ),
+    (
+        "func.func @f(%a: tensor<2xf32>, %b: tensor<2x2xf32>) {\n  %0 = tensor.concat dim(0) %a, %b : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<4xf32>\n  return\n}",
+        Some("rank of concatenated inputs"),
+    ),
+    (
+        "func.func @f(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {\n  %0 = tensor.concat dim(0) %a, %b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<7x3xf32>\n  return\n}",
+        Some("does not match inferred shape"),
+    ),
+    (
+        "func.func @f(%a: tensor<2x3xf32>, %b: tensor<?x3xf32>) {\n  %0 = tensor.concat dim(0) %a, %b : (tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%t: tensor<3xi8>, %v: i8) {\n  %0 = tensor.pad %t low[1] high[1] {\n  ^bb0(%i: index, %j: index):\n    tensor.yield %v : i8\n  } : tensor<3xi8> to tensor<5xi8>\n  return\n}",
+        Some("block to have 1 arguments"),
+    ),
+    (
+        "func.func @f(%t: tensor<3xi8>, %v: i8) {\n  %0 = tensor.pad %t low[1] high[1] {\n  ^bb0(%i: index):\n    tensor.yield %v : i8\n  } : tensor<3xi8> to tensor<6xi8>\n  return\n}",
+        Some("does not match the inferred type"),
+    ),
+    (
+        "func.func @f(%t: tensor<3xi8>, %v: i8) {\n  %0 = tensor.pad %t low[1] high[1] {\n  ^bb0(%i: index):\n    tensor.yield %v : i8\n  } : tensor<3xi8> to tensor<5xi8>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%s: tensor<4x4xf32>, %i: tensor<2x1xindex>) {\n  %0 = tensor.gather %s[%i] gather_dims([]) : (tensor<4x4xf32>, tensor<2x1xindex>) -> tensor<2x4x4xf32>\n  return\n}",
+        Some("gather_dims must be non-empty"),
+    ),
+    (
+        "func.func @f(%t: tensor<f32>, %i: index) {\n  %0 = tensor.dim %t, %i : tensor<f32>\n  return\n}",
+        Some("non-0-ranked"),
+    ),
+    (
+        "func.func @f(%v: f32, %n: index) {\n  %0 = tensor.splat %v[%n] : tensor<?x2x?xf32>\n  return\n}",
+        Some("incorrect number of dynamic sizes"),
+    ),
+];
+
+fn memplan_verdict(src: &str) -> Result<(), String> {
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(src, &reg, ParseOptions::default()).map_err(|d| d.message)?;
+    verify(&m, &reg).map_err(|d| d.message)
+}
+
+/// mlir-opt-22's verdict (`None` when the tool is not installed).
+fn mlir_verdict(src: &str) -> Option<bool> {
+    let mut child = Command::new("mlir-opt-22")
+        .arg("--allow-unregistered-dialect")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
+    Some(child.wait().ok()?.success())
+}
+
+#[test]
+fn memplan_agrees_with_mlir_22_on_each_case() {
+    let require = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
+    let mut oracle_used = false;
+    let mut bad = Vec::new();
+    for (src, want) in CASES {
+        match (memplan_verdict(src), want) {
+            (Ok(()), None) => {}
+            (Err(e), Some(needle)) if e.contains(needle) => {}
+            (Err(e), Some(needle)) => bad.push(format!("message {e:?} lacks {needle:?}:\n{src}")),
+            (Ok(()), Some(_)) => bad.push(format!("memplan accepts what MLIR rejects:\n{src}")),
+            (Err(e), None) => bad.push(format!("memplan rejects what MLIR accepts ({e}):\n{src}")),
+        }
+        if let Some(ok) = mlir_verdict(src) {
+            oracle_used = true;
+            if ok != want.is_none() {
+                bad.push(format!("mlir-opt-22 disagrees with the table:\n{src}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    assert!(
+        oracle_used || !require,
+        "MEMPLAN_REQUIRE_MLIR=1 but mlir-opt-22 did not run"
+    );
+}
