@@ -1441,13 +1441,14 @@ fn verify_subview(m: &Module, op: OpId) -> Result<(), String> {
         .zip(steps)
         .map(|(a, b)| sat_mul(*a, *b))
         .collect();
-    let q = |x: i64| if x == DYNAMIC { "?".to_string() } else { x.to_string() };
-    let fmt_list = |v: &[i64]| {
-        v.iter()
-            .map(|&x| q(x))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let q = |x: i64| {
+        if x == DYNAMIC {
+            "?".to_string()
+        } else {
+            x.to_string()
+        }
     };
+    let fmt_list = |v: &[i64]| v.iter().map(|&x| q(x)).collect::<Vec<_>>().join(", ");
     let expected = format!(
         "memref<{}{}, strided<[{}]{}>{}>",
         sizes.iter().map(|&x| q(x) + "x").collect::<String>(),
@@ -1458,7 +1459,9 @@ fn verify_subview(m: &Module, op: OpId) -> Result<(), String> {
         } else {
             format!(", offset: {}", q(exp_off))
         },
-        memory_space(st).map(|a| format!(", {a}")).unwrap_or_default()
+        memory_space(st)
+            .map(|a| format!(", {a}"))
+            .unwrap_or_default()
     );
     let mismatch = |what: &str| {
         Err(format!(
@@ -1499,7 +1502,10 @@ fn verify_subview(m: &Module, op: OpId) -> Result<(), String> {
                 continue;
             }
             let s = exp_strides[d];
-            let (l, c) = (left.get(&s).copied().unwrap_or(0), cand.get(&s).copied().unwrap_or(0));
+            let (l, c) = (
+                left.get(&s).copied().unwrap_or(0),
+                cand.get(&s).copied().unwrap_or(0),
+            );
             if l > c {
                 *left.get_mut(&s).expect("counted") -= 1;
             } else if l == c {
@@ -1993,12 +1999,17 @@ fn verify_reshape_like(m: &Module, op: OpId) -> Result<(), String> {
     let got = Type::new(TypeKind::MemRef {
         shape: rs.to_vec(),
         elem: rp.elem.clone(),
-        layout: rp.layout.filter(|a| !matches!(a, Attribute::AffineMap(x) if x.is_identity())).cloned(),
+        layout: rp
+            .layout
+            .filter(|a| !matches!(a, Attribute::AffineMap(x) if x.is_identity()))
+            .cloned(),
         memory_space: memory_space(rt),
     });
     if want != got {
         let what = if expand { "expanded" } else { "collapsed" };
-        return Err(format!("expected {what} type to be '{want}' but found '{rt}'"));
+        return Err(format!(
+            "expected {what} type to be '{want}' but found '{rt}'"
+        ));
     }
     if expand {
         let s = int_array(m, op, "static_output_shape").unwrap_or_default();
@@ -2281,7 +2292,10 @@ fn linear_terms(e: &crate::AffineExpr, dims: usize) -> Option<(Vec<Option<i64>>,
         E::Add(a, b) => {
             let (ca, oa) = linear_terms(a, dims)?;
             let (cb, ob) = linear_terms(b, dims)?;
-            Some((ca.into_iter().zip(cb).map(|(x, y)| add(x, y)).collect(), add(oa, ob)))
+            Some((
+                ca.into_iter().zip(cb).map(|(x, y)| add(x, y)).collect(),
+                add(oa, ob),
+            ))
         }
         E::Mul(a, b) => {
             let (ca, oa) = linear_terms(a, dims)?;

@@ -1003,9 +1003,16 @@ fn cast_compatible(a: &Type, b: &Type) -> bool {
 /// MLIR's `verifyReshapeLikeTypes` + `reshapeLikeShapesAreCompatible` for tensor
 /// expand/collapse: contiguous groups covering the expanded dims, and each collapsed dim
 /// dynamic when its group has a dynamic dim, else the product of the group.
-fn verify_tensor_reshape(collapsed: &[i64], expanded: &[i64], groups: &[Vec<i64>]) -> Result<(), String> {
+fn verify_tensor_reshape(
+    collapsed: &[i64],
+    expanded: &[i64],
+    groups: &[Vec<i64>],
+) -> Result<(), String> {
     if expanded.len() < collapsed.len() {
-        return Err("expected the expanded type to have a higher (or same) rank than the collapsed type".into());
+        return Err(
+            "expected the expanded type to have a higher (or same) rank than the collapsed type"
+                .into(),
+        );
     }
     if collapsed.len() != groups.len() {
         return Err(format!(
@@ -1018,7 +1025,9 @@ fn verify_tensor_reshape(collapsed: &[i64], expanded: &[i64], groups: &[Vec<i64>
     for (k, g) in groups.iter().enumerate() {
         for &i in g {
             if i != next || i as usize >= expanded.len() {
-                return Err(format!("expected reassociation map #{k} to be valid and contiguous"));
+                return Err(format!(
+                    "expected reassociation map #{k} to be valid and contiguous"
+                ));
             }
             next += 1;
         }
@@ -1065,7 +1074,9 @@ fn verify_concat(m: &Module, ops: &[ValueId], t: &Type, dim: Option<i128>) -> Re
     if ins.iter().any(|(_, e)| *e != re) {
         return Err("inputs and result element type must match".into());
     }
-    let dim = dim.and_then(|d| usize::try_from(d).ok()).unwrap_or(usize::MAX);
+    let dim = dim
+        .and_then(|d| usize::try_from(d).ok())
+        .unwrap_or(usize::MAX);
     if dim >= rs.len() {
         return Err("concatenation dim must be less than the tensor rank".into());
     }
@@ -1099,7 +1110,9 @@ fn verify_concat(m: &Module, ops: &[ValueId], t: &Type, dim: Option<i128>) -> Re
         .zip(rs)
         .any(|(&a, &b)| a != DYNAMIC && b != DYNAMIC && a != b)
     {
-        return Err(format!("result type '{t}'does not match inferred shape static sizes"));
+        return Err(format!(
+            "result type '{t}'does not match inferred shape static sizes"
+        ));
     }
     Ok(())
 }
@@ -1122,7 +1135,9 @@ fn verify_pad(m: &Module, op: OpId) -> Result<(), String> {
                 !dyn_ && rs[i] != ss[i].saturating_add(lo[i]).saturating_add(hi[i])
             });
         if bad {
-            return Err(format!("specified type '{t}' does not match the inferred type"));
+            return Err(format!(
+                "specified type '{t}' does not match the inferred type"
+            ));
         }
     }
     let Some(b) = m.regions(op).first().and_then(|&r| m.entry_block(r)) else {
@@ -1351,7 +1366,11 @@ fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
         "tensor.pad" => verify_pad(m, op)?,
         "tensor.gather" | "tensor.scatter" => {
             let gather = d.name == "tensor.gather";
-            let dims_name = if gather { "gather_dims" } else { "scatter_dims" };
+            let dims_name = if gather {
+                "gather_dims"
+            } else {
+                "scatter_dims"
+            };
             let word = if gather { "gather" } else { "scatter" };
             let dims = static_list(d, dims_name).unwrap_or_default();
             let (big, idx) = match (gather, ops) {
@@ -1379,7 +1398,9 @@ fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
                     return Err(format!("{word}_dims value must be non-negative"));
                 }
                 if v as usize >= bs.len() {
-                    return Err(format!("{word}_dims value must be smaller than {what} rank"));
+                    return Err(format!(
+                        "{word}_dims value must be smaller than {what} rank"
+                    ));
                 }
             }
             if dims.windows(2).any(|w| w[0] >= w[1]) {

@@ -591,7 +591,10 @@ fn scan_type_extent(b: &[u8], p: usize) -> Option<usize> {
 
 /// An integer memory-space attribute equal to 0 (MLIR's default memory space).
 fn is_default_space(a: &Attribute) -> bool {
-    matches!(a, Attribute::Integer { value: 0, .. } | Attribute::Bool(false))
+    matches!(
+        a,
+        Attribute::Integer { value: 0, .. } | Attribute::Bool(false)
+    )
 }
 
 /// True for an affine-map layout that is the identity (MLIR's default layout).
@@ -616,12 +619,54 @@ fn dialect_of(text: &str) -> &str {
 /// where those of any other namespace are opaque).
 fn is_mlir_dialect(d: &str) -> bool {
     const DIALECTS: &[&str] = &[
-        "acc", "affine", "amdgpu", "amx", "arith", "arm_neon", "arm_sme", "arm_sve", "async",
-        "bufferization", "cf", "complex", "dlti", "emitc", "func", "gpu", "index", "irdl",
-        "linalg", "llvm", "math", "memref", "ml_program", "mpi", "nvgpu", "nvvm", "omp", "pdl",
-        "pdl_interp", "ptr", "quant", "rocdl", "scf", "shape", "shard", "smt", "sparse_tensor",
-        "spirv", "tensor", "tosa", "transform", "ub", "vector", "wasmssa", "x86", "x86vector",
-        "xegpu", "xevm",
+        "acc",
+        "affine",
+        "amdgpu",
+        "amx",
+        "arith",
+        "arm_neon",
+        "arm_sme",
+        "arm_sve",
+        "async",
+        "bufferization",
+        "cf",
+        "complex",
+        "dlti",
+        "emitc",
+        "func",
+        "gpu",
+        "index",
+        "irdl",
+        "linalg",
+        "llvm",
+        "math",
+        "memref",
+        "ml_program",
+        "mpi",
+        "nvgpu",
+        "nvvm",
+        "omp",
+        "pdl",
+        "pdl_interp",
+        "ptr",
+        "quant",
+        "rocdl",
+        "scf",
+        "shape",
+        "shard",
+        "smt",
+        "sparse_tensor",
+        "spirv",
+        "tensor",
+        "tosa",
+        "transform",
+        "ub",
+        "vector",
+        "wasmssa",
+        "x86",
+        "x86vector",
+        "xegpu",
+        "xevm",
     ];
     DIALECTS.contains(&d)
 }
