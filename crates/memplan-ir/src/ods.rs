@@ -644,6 +644,23 @@ impl FCompiler<'_> {
         };
         self.expect('>')?;
         self.expect('(')?;
+        if name == "AllReduceOperation" {
+            // gpu.all_reduce / gpu.subgroup_reduce: the reduction kind as a bare keyword,
+            // absent when the (optional) attribute is.
+            let i = match self.next()? {
+                FTok::Var(v) => self.op.attr(v),
+                _ => None,
+            }
+            .filter(|&i| matches!(self.op.attrs[i].kind, AttrKind::EnumKw { .. }))
+            .ok_or_else(|| format!("unsupported directive custom<{name}>"))?;
+            self.expect(')')?;
+            self.attrs_used.push(self.op.attrs[i].name);
+            return Ok(if self.op.attrs[i].required {
+                Elem::Attr(i)
+            } else {
+                Elem::Optional(vec![Elem::Attr(i)], 0, Vec::new())
+            });
+        }
         let mut args = Vec::new();
         loop {
             match self.next()? {
