@@ -151,6 +151,10 @@ const ROUND_TRIPS: &[&str] = &[
     "llvm.func @h(i64) -> i64\nllvm.func @v(i8, ...)\nfunc.func @f(%x: i64, %y: i8) {\n  %p = llvm.mlir.addressof @h : !llvm.ptr\n  %0 = llvm.call %p(%x) : !llvm.ptr, (i64) -> i64\n  llvm.call @v(%y, %x) vararg(!llvm.func<void (i8, ...)>) : (i8, i64) -> ()\n  %q = llvm.mlir.addressof @v : !llvm.ptr\n  llvm.call %q(%y) vararg(!llvm.func<void (i8, ...)>) : !llvm.ptr, (i8) -> ()\n  %1 = llvm.call tail @h(%x) : (i64) -> i64\n  %2 = llvm.call coldcc @h(%x) : (i64) -> i64\n  return\n}",
     // llvm.icmp on vectors gives a vector of i1.
     "func.func @f(%a: vector<4xi16>, %b: vector<2x!llvm.ptr>) -> (vector<4xi1>, vector<2xi1>) {\n  %0 = llvm.icmp \"ult\" %a, %a : vector<4xi16>\n  %1 = llvm.icmp \"eq\" %b, %b : vector<2x!llvm.ptr>\n  return %0, %1 : vector<4xi1>, vector<2xi1>\n}",
+    // gpu reductions: the reduction kind is a bare keyword, optional for all_reduce.
+    "gpu.module @m {\n  gpu.func @k(%a: f32, %v: vector<2xi32>) kernel {\n    %0 = gpu.all_reduce maxnumf %a uniform {\n    } : (f32) -> f32\n    %1 = gpu.all_reduce %a {\n    ^bb0(%x: f32, %y: f32):\n      %s = arith.mulf %x, %y : f32\n      gpu.yield %s : f32\n    } : (f32) -> f32\n    %2 = gpu.subgroup_reduce xor %v cluster(size = 2) : (vector<2xi32>) -> vector<2xi32>\n    gpu.return\n  }\n}",
+    // gpu.launch names its kernel `module`/`function`; gpu.binary's default handler.
+    "module attributes {gpu.container_module} {\n  func.func @f(%n: index) {\n    gpu.launch blocks(%a, %b, %c) in (%x = %n, %y = %n, %z = %n) threads(%d, %e, %g) in (%u = %n, %v = %n, %w = %n) module(@mm) function(@ff) {\n      gpu.terminator\n    }\n    return\n  }\n  gpu.binary @bin [#gpu.object<#rocdl.target, \"\">]\n}",
     // getelementptr flags may have blanks around `|`.
     "llvm.func @f(%p: !llvm.ptr, %i: i32) -> !llvm.ptr {\n  %0 = llvm.getelementptr inbounds | nuw %p[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32\n  llvm.return %0 : !llvm.ptr\n}",
 ];

@@ -70,7 +70,7 @@ pub fn register(r: &mut Registry) {
         parse: Some(parse_launch),
         print: Some(print_launch),
         verify: Some(verify_launch),
-        inherent: &["operandSegmentSizes", "kernelModule", "kernelFunc"],
+        inherent: &["operandSegmentSizes", "module", "function"],
         ..OpDef::new("gpu.launch")
     });
     r.register(OpDef {
@@ -426,15 +426,20 @@ fn print_module(p: &mut Printer<'_>, op: OpId) -> bool {
 
 // ===== gpu.binary =====
 
+/// The offloading handler `gpu.binary` gets when its custom form names none.
+const DEFAULT_OFFLOADING_HANDLER: &str = "#gpu.select_object";
+
 /// `gpu.binary @name [<handler>] attr-dict [objects]` (compiled kernels, kept verbatim).
 fn parse_binary(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let name = p.parse_symbol_name()?;
     st.props.set("sym_name", Attribute::string(&name));
+    // MLIR's builder fills the default handler when the custom form leaves it out.
+    let mut h = Attribute::Opaque(DEFAULT_OFFLOADING_HANDLER.into());
     if p.consume_if(Tok::Less) {
-        let h = p.parse_attribute()?;
-        st.props.set("offloadingHandler", h);
+        h = p.parse_attribute()?;
         p.parse_greater()?;
     }
+    st.props.set("offloadingHandler", h);
     p.parse_optional_attr_dict(&mut st.attrs)?;
     let objects = p.parse_attribute()?;
     st.props.set("objects", objects);
@@ -455,7 +460,11 @@ fn print_binary(p: &mut Printer<'_>, op: OpId) -> bool {
     };
     p.write(" ");
     p.print_symbol_name(name);
-    if let Some(h) = d.props.get("offloadingHandler") {
+    if let Some(h) = d
+        .props
+        .get("offloadingHandler")
+        .filter(|h| !matches!(h, Attribute::Opaque(t) if t == DEFAULT_OFFLOADING_HANDLER))
+    {
         p.write(" <");
         p.print_attr(h);
         p.write(">");
@@ -738,13 +747,13 @@ fn parse_launch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if p.parse_optional_keyword("module") {
         p.parse_lparen()?;
         let s = p.parse_symbol_name()?;
-        st.props.set("kernelModule", Attribute::symbol(&s));
+        st.props.set("module", Attribute::symbol(&s));
         p.parse_rparen()?;
     }
     if p.parse_optional_keyword("function") {
         p.parse_lparen()?;
         let s = p.parse_symbol_name()?;
-        st.props.set("kernelFunc", Attribute::symbol(&s));
+        st.props.set("function", Attribute::symbol(&s));
         p.parse_rparen()?;
     }
     let mut args: Vec<Argument> = block_ids
@@ -831,12 +840,12 @@ fn print_launch(p: &mut Printer<'_>, op: OpId) -> bool {
         p.print_operand(*ops.last().expect("segment says one"));
     }
     let d = m.op(op);
-    if let Some(s) = d.props.get("kernelModule") {
+    if let Some(s) = d.props.get("module") {
         p.write(" module(");
         p.print_attr(s);
         p.write(")");
     }
-    if let Some(s) = d.props.get("kernelFunc") {
+    if let Some(s) = d.props.get("function") {
         p.write(" function(");
         p.print_attr(s);
         p.write(")");
@@ -850,8 +859,8 @@ fn print_launch(p: &mut Printer<'_>, op: OpId) -> bool {
         &[
             "operandSegmentSizes",
             "workgroup_attributions",
-            "kernelModule",
-            "kernelFunc",
+            "module",
+            "function",
         ],
     );
     true
