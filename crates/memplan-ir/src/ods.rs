@@ -1980,8 +1980,9 @@ fn print_type_of(pr: &mut Printer<'_>, t: &Type, spec: Option<&ValueSpec>, quali
     ) = (spec, qualified)
     {
         if let TypeKind::Opaque(s) = t.kind() {
+            // A type without parameters is written in full (`: !async.group`), as MLIR does.
             if let Some(r) = s.strip_prefix(pre) {
-                if r.is_empty() || r.starts_with('<') {
+                if r.starts_with('<') {
                     pr.write(r);
                     return;
                 }
