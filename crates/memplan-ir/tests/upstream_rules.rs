@@ -155,6 +155,9 @@ const ROUND_TRIPS: &[&str] = &[
     "gpu.module @m {\n  gpu.func @k(%a: f32, %v: vector<2xi32>) kernel {\n    %0 = gpu.all_reduce maxnumf %a uniform {\n    } : (f32) -> f32\n    %1 = gpu.all_reduce %a {\n    ^bb0(%x: f32, %y: f32):\n      %s = arith.mulf %x, %y : f32\n      gpu.yield %s : f32\n    } : (f32) -> f32\n    %2 = gpu.subgroup_reduce xor %v cluster(size = 2) : (vector<2xi32>) -> vector<2xi32>\n    gpu.return\n  }\n}",
     // gpu.launch names its kernel `module`/`function`; gpu.binary's default handler.
     "module attributes {gpu.container_module} {\n  func.func @f(%n: index) {\n    gpu.launch blocks(%a, %b, %c) in (%x = %n, %y = %n, %z = %n) threads(%d, %e, %g) in (%u = %n, %v = %n, %w = %n) module(@mm) function(@ff) {\n      gpu.terminator\n    }\n    return\n  }\n  gpu.binary @bin [#gpu.object<#rocdl.target, \"\">]\n}",
+    // async.execute (written in C++ upstream): dependencies, unwrapped value operands,
+    // results, implicit terminator; a parameterless dialect type is printed in full.
+    "func.func @f(%t: !async.token, %v: !async.value<i32>, %n: index) -> !async.value<i32> {\n  %a, %r = async.execute [%t] (%v as %x: !async.value<i32>) -> !async.value<i32> {\n    async.yield %x : i32\n  }\n  %b = async.execute {\n  }\n  %g = async.create_group %n : !async.group\n  return %r : !async.value<i32>\n}",
     // getelementptr flags may have blanks around `|`.
     "llvm.func @f(%p: !llvm.ptr, %i: i32) -> !llvm.ptr {\n  %0 = llvm.getelementptr inbounds | nuw %p[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32\n  llvm.return %0 : !llvm.ptr\n}",
 ];

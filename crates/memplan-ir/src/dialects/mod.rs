@@ -7,6 +7,7 @@
 
 pub mod affine;
 pub mod arith;
+pub mod async_ops;
 pub mod bufferization;
 pub mod builtin;
 pub mod cf;
@@ -43,4 +44,5 @@ pub fn register_all(r: &mut Registry) {
     ub::register(r);
     gpu::register(r);
     llvm::register(r);
+    async_ops::register(r);
 }
