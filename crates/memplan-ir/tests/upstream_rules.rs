@@ -158,6 +158,8 @@ const ROUND_TRIPS: &[&str] = &[
     // async.execute (written in C++ upstream): dependencies, unwrapped value operands,
     // results, implicit terminator; a parameterless dialect type is printed in full.
     "func.func @f(%t: !async.token, %v: !async.value<i32>, %n: index) -> !async.value<i32> {\n  %a, %r = async.execute [%t] (%v as %x: !async.value<i32>) -> !async.value<i32> {\n    async.yield %x : i32\n  }\n  %b = async.execute {\n  }\n  %g = async.create_group %n : !async.group\n  return %r : !async.value<i32>\n}",
+    // nvvm.mma.sync (C++ upstream): PTX types inferred from the operand types when left out.
+    "func.func @f(%a: vector<2xf16>, %b: vector<2xf16>, %c: f32, %i: i32) {\n  %0 = nvvm.mma.sync A[%a, %a, %a, %a] B[%b, %b] C[%c, %c, %c, %c] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>\n  %1 = nvvm.mma.sync A[%i, %i] B[%i] C[%i, %i, %i, %i] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<u8>, multiplicandBPtxType = #nvvm.mma_type<s8>, intOverflowBehavior = #nvvm.mma_int_overflow<satfinite>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>\n  return\n}",
     // getelementptr flags may have blanks around `|`.
     "llvm.func @f(%p: !llvm.ptr, %i: i32) -> !llvm.ptr {\n  %0 = llvm.getelementptr inbounds | nuw %p[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32\n  llvm.return %0 : !llvm.ptr\n}",
 ];

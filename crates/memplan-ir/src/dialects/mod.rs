@@ -20,6 +20,7 @@ pub mod linalg_named_table;
 pub mod llvm;
 pub mod math;
 pub mod memref;
+pub mod nvvm;
 pub mod scf;
 pub mod tensor;
 pub mod ub;
@@ -45,4 +46,5 @@ pub fn register_all(r: &mut Registry) {
     gpu::register(r);
     llvm::register(r);
     async_ops::register(r);
+    nvvm::register(r);
 }
