@@ -142,6 +142,19 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f(%v: f32, %n: index) {\n  %0 = tensor.splat %v[%n] : tensor<?x2x?xf32>\n  return\n}",
         Some("incorrect number of dynamic sizes"),
     ),
+    // ---- scf.reduce ----
+    (
+        "func.func @f(%n: index, %x: i32) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%x : i32) {\n    ^bb0(%a: i32, %b: i32):\n      \"foo.done\"() : () -> ()\n    }\n  }\n  return\n}",
+        Some("terminated with an 'scf.reduce.return'"),
+    ),
+    (
+        "func.func @f(%n: index, %x: i32, %y: i64) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%y : i64) {\n    ^bb0(%a: i64, %b: i64):\n      scf.reduce.return %a : i64\n    }\n  }\n  return\n}",
+        Some("0-th reduction operand"),
+    ),
+    (
+        "func.func @f(%n: index, %x: i32) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%x : i32) {\n    ^bb0(%a: i32, %b: i32):\n      %s = arith.addi %a, %b : i32\n      scf.reduce.return %s : i32\n    }\n  }\n  return\n}",
+        None,
+    ),
 ];
 
 /// Valid modules whose print (custom and generic) must read back to the same module; with
