@@ -2326,7 +2326,7 @@ fn has_prop_dict(fmt: &Format) -> bool {
 
 // ===== verification =====
 
-fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
+pub(crate) fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
     let d = m.op(id);
     let Some(op) = ods_of(&d.name) else {
         return Ok(());
