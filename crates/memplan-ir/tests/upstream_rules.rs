@@ -142,6 +142,36 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f(%v: f32, %n: index) {\n  %0 = tensor.splat %v[%n] : tensor<?x2x?xf32>\n  return\n}",
         Some("incorrect number of dynamic sizes"),
     ),
+    // ---- memref.cast strides, memref.prefetch locality ----
+    (
+        "func.func @f(%m: memref<4x4xf32, strided<[4, 1]>>) {\n  %0 = memref.cast %m : memref<4x4xf32, strided<[4, 1]>> to memref<4x4xf32, strided<[8, 1]>>\n  return\n}",
+        Some("cast incompatible"),
+    ),
+    (
+        "func.func @f(%m: memref<4x4xf32, strided<[4, 1]>>) {\n  %0 = memref.cast %m : memref<4x4xf32, strided<[4, 1]>> to memref<4x4xf32, strided<[?, 1], offset: ?>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<8xf32>, %i: index) {\n  memref.prefetch %m[%i], write, locality<4>, instr : memref<8xf32>\n  return\n}",
+        Some("maximum value is 3"),
+    ),
+    // ---- gpu reductions (these were only rejected before because they did not parse) ----
+    (
+        "gpu.module @m {\n  gpu.func @k(%a: f32) kernel {\n    %0 = gpu.all_reduce or %a {\n    } : (f32) -> f32\n    gpu.return\n  }\n}",
+        Some("not compatible with type"),
+    ),
+    (
+        "gpu.module @m {\n  gpu.func @k(%a: f32) kernel {\n    %0 = gpu.all_reduce %a {\n    ^bb0(%x: f32, %y: f32):\n      gpu.yield %x, %y : f32, f32\n    } : (f32) -> f32\n    gpu.return\n  }\n}",
+        Some("expected one gpu.yield operand"),
+    ),
+    (
+        "gpu.module @m {\n  gpu.func @k(%a: i32) kernel {\n    %0 = gpu.subgroup_reduce add %a cluster(size = 6) : (i32) -> i32\n    gpu.return\n  }\n}",
+        Some("is not a power of two"),
+    ),
+    (
+        "gpu.module @m {\n  gpu.func @k(%a: i32) kernel {\n    %0 = gpu.subgroup_reduce maxsi %a cluster(size = 8, stride = 2) : (i32) -> i32\n    %1 = gpu.all_reduce and %a uniform {\n    } : (i32) -> i32\n    gpu.return\n  }\n}",
+        None,
+    ),
     // ---- scf.reduce ----
     (
         "func.func @f(%n: index, %x: i32) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%x : i32) {\n    ^bb0(%a: i32, %b: i32):\n      \"foo.done\"() : () -> ()\n    }\n  }\n  return\n}",

@@ -156,6 +156,10 @@ pub fn register(r: &mut Registry) {
         ..OpDef::new("gpu.all_reduce")
     });
     r.register(OpDef {
+        verify: Some(verify_subgroup_reduce),
+        ..OpDef::new("gpu.subgroup_reduce")
+    });
+    r.register(OpDef {
         verify: Some(verify_shuffle),
         ..OpDef::new("gpu.shuffle")
     });
@@ -1442,14 +1446,108 @@ fn print_copy_like(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
+/// The reduction kind of `gpu.all_reduce` / `gpu.subgroup_reduce` (`add`, `and`, ...).
+fn reduce_kind(m: &Module, op: OpId) -> Option<String> {
+    match attr(m, op, "op")? {
+        Attribute::Opaque(t) => t
+            .strip_prefix("#gpu<all_reduce_op")
+            .and_then(|r| r.strip_suffix('>'))
+            .map(|k| k.trim().to_string()),
+        _ => None,
+    }
+}
+
+/// MLIR's `verifyReduceOpAndType`: float-only and integer-only reduction kinds.
+fn check_reduce_kind(kind: &str, elem: &Type, whole: &Type) -> Result<(), String> {
+    let float_only = matches!(kind, "minnumf" | "maxnumf" | "minimumf" | "maximumf");
+    let int_only = matches!(
+        kind,
+        "minsi" | "minui" | "maxsi" | "maxui" | "and" | "or" | "xor"
+    );
+    if (float_only && !elem.is_float()) || (int_only && !elem.is_integer()) {
+        return Err(format!(
+            "`{kind}` reduction operation is not compatible with type {whole}"
+        ));
+    }
+    Ok(())
+}
+
+/// As MLIR's AllReduceOp::verifyRegions (after the op table's checks).
 fn verify_all_reduce(m: &Module, op: OpId) -> Result<(), String> {
-    let has_op = attr(m, op, "op").is_some();
-    let body = m
-        .regions(op)
-        .first()
-        .is_some_and(|&r| !m.region_blocks(r).is_empty());
-    if has_op == body {
+    crate::ods::verify_op(m, op)?;
+    let body = m.regions(op).first().copied();
+    let blocks = body
+        .map(|r| m.region_blocks(r).to_vec())
+        .unwrap_or_default();
+    let kind = reduce_kind(m, op);
+    if blocks.is_empty() == kind.is_none() {
         return Err("expected either an op attribute or a non-empty body".into());
+    }
+    let Some(&r) = m.results(op).first() else {
+        return Ok(());
+    };
+    let t = m.value_type(r).clone();
+    if let Some(k) = kind {
+        return check_reduce_kind(&k, &t, &t);
+    }
+    let args = m.block_args(blocks[0]);
+    if args.len() != 2 {
+        return Err("expected two region arguments".into());
+    }
+    if args.iter().any(|&a| m.value_type(a) != &t) {
+        return Err("incorrect region argument type".into());
+    }
+    let mut yields = 0;
+    for &b in &blocks {
+        if let Some(y) = m.last_op(b).filter(|&y| m.op(y).name == "gpu.yield") {
+            if m.operands(y).len() != 1 {
+                return Err("expected one gpu.yield operand".into());
+            }
+            if m.value_type(m.operands(y)[0]) != &t {
+                return Err("incorrect gpu.yield type".into());
+            }
+            yields += 1;
+        }
+    }
+    if yields == 0 {
+        return Err("expected gpu.yield op in region".into());
+    }
+    Ok(())
+}
+
+/// As MLIR's SubgroupReduceOp::verify (after the op table's checks).
+fn verify_subgroup_reduce(m: &Module, op: OpId) -> Result<(), String> {
+    crate::ods::verify_op(m, op)?;
+    let Some(&r) = m.results(op).first() else {
+        return Ok(());
+    };
+    let t = m.value_type(r);
+    let elem = match t.kind() {
+        TypeKind::Vector { scalable, elem, .. } => {
+            if scalable.iter().any(|&s| s) {
+                return Err("is not compatible with scalable vector types".into());
+            }
+            elem
+        }
+        _ => t,
+    };
+    if let Some(k) = reduce_kind(m, op) {
+        check_reduce_kind(&k, elem, t)?;
+    }
+    let size = attr(m, op, "cluster_size").and_then(Attribute::as_int);
+    if let Some(n) = size {
+        if n <= 0 || n & (n - 1) != 0 {
+            return Err(format!("cluster size {n} is not a power of two"));
+        }
+    }
+    let stride = attr(m, op, "cluster_stride")
+        .and_then(Attribute::as_int)
+        .unwrap_or(1);
+    if stride != 1 && size.is_none() {
+        return Err("cluster stride can only be specified if cluster size is specified".into());
+    }
+    if stride <= 0 || stride & (stride - 1) != 0 {
+        return Err(format!("cluster stride {stride} is not a power of two"));
     }
     Ok(())
 }

@@ -482,7 +482,7 @@ pub fn register(r: &mut Registry) {
         "memref.prefetch",
         parse_prefetch,
         print_prefetch,
-        None,
+        Some(verify_prefetch),
         &["isWrite", "localityHint", "isDataCache"],
     ));
     r.register(simple(
@@ -1207,6 +1207,16 @@ fn parse_prefetch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     Ok(())
 }
 
+/// The op table's checks, plus the range of `localityHint` (0 to 3), which the table
+/// engine does not check.
+fn verify_prefetch(m: &Module, op: OpId) -> Result<(), String> {
+    crate::ods::verify_op(m, op)?;
+    match prop(m, op, "localityHint").and_then(|a| a.as_int()) {
+        Some(0..=3) | None => Ok(()),
+        Some(_) => Err("attribute 'localityHint' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 3".into()),
+    }
+}
+
 fn print_prefetch(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
     let ops = m.operands(op);
@@ -1746,7 +1756,22 @@ fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
                     .iter()
                     .zip(y.shape)
                     .all(|(&p, &q)| p == DYNAMIC || q == DYNAMIC || p == q);
-            if !dims_ok {
+            // As MLIR's CastOp::areCastCompatible: differing layouts must both be strided,
+            // with each stride and the offset equal wherever both are static.
+            let layouts_ok = x.layout == y.layout
+                || match (
+                    canonical_strides(x.shape, x.layout),
+                    canonical_strides(y.shape, y.layout),
+                ) {
+                    (Some((sa, oa)), Some((sb, ob))) => {
+                        let ok = |p: i64, q: i64| p == DYNAMIC || q == DYNAMIC || p == q;
+                        sa.len() == sb.len()
+                            && ok(oa, ob)
+                            && sa.iter().zip(&sb).all(|(&p, &q)| ok(p, q))
+                    }
+                    _ => false,
+                };
+            if !dims_ok || !layouts_ok {
                 return Err(format!(
                     "operand type {a} and result type {b} are cast incompatible"
                 ));
