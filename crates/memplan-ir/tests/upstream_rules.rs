@@ -97,6 +97,11 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f(%e: memref<12xf32, strided<[3]>>) {\n  %1 = memref.expand_shape %e [[0, 1]] output_shape [4, 3] : memref<12xf32, strided<[3]>> into memref<4x3xf32>\n  return\n}",
         Some("expected expanded type"),
     ),
+    // A rank-1 `strided<[1]>` source counts as contiguous: the expanded type has no layout.
+    (
+        "func.func @f(%m: memref<16xi32, strided<[1]>>, %n: memref<16xi32, strided<[1], offset: 4>>) {\n  %0 = memref.expand_shape %m [[0, 1]] output_shape [8, 2] : memref<16xi32, strided<[1]>> into memref<8x2xi32>\n  %1 = memref.expand_shape %n [[0, 1]] output_shape [8, 2] : memref<16xi32, strided<[1], offset: 4>> into memref<8x2xi32, strided<[2, 1], offset: 4>>\n  return\n}",
+        None,
+    ),
     // ---- tensor ops ----
     (
         "func.func @f(%t: tensor<2x5xf32>) {\n  %0 = tensor.collapse_shape %t [[0, 1]] : tensor<2x5xf32> into tensor<12xf32>\n  return\n}",

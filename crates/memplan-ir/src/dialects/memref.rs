@@ -2055,11 +2055,13 @@ fn verify_reshape_like(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
-/// True for an absent or identity affine-map layout (MLIR's `getLayout().isIdentity()`).
+/// MLIR's `getLayout().isIdentity()`: no layout, an identity map, or a strided layout
+/// whose map is the identity (only `strided<[1]>` at offset 0, on a rank-1 memref).
 fn layout_is_identity_attr(layout: Option<&Attribute>) -> bool {
     match layout {
         None => true,
         Some(Attribute::AffineMap(m)) => m.is_identity(),
+        Some(Attribute::Strided { strides, offset }) => *offset == 0 && strides.as_slice() == [1],
         Some(_) => false,
     }
 }
