@@ -644,6 +644,23 @@ impl FCompiler<'_> {
         };
         self.expect('>')?;
         self.expect('(')?;
+        if name == "AllReduceOperation" {
+            // gpu.all_reduce / gpu.subgroup_reduce: the reduction kind as a bare keyword,
+            // absent when the (optional) attribute is.
+            let i = match self.next()? {
+                FTok::Var(v) => self.op.attr(v),
+                _ => None,
+            }
+            .filter(|&i| matches!(self.op.attrs[i].kind, AttrKind::EnumKw { .. }))
+            .ok_or_else(|| format!("unsupported directive custom<{name}>"))?;
+            self.expect(')')?;
+            self.attrs_used.push(self.op.attrs[i].name);
+            return Ok(if self.op.attrs[i].required {
+                Elem::Attr(i)
+            } else {
+                Elem::Optional(vec![Elem::Attr(i)], 0, Vec::new())
+            });
+        }
         let mut args = Vec::new();
         loop {
             match self.next()? {
@@ -1963,8 +1980,9 @@ fn print_type_of(pr: &mut Printer<'_>, t: &Type, spec: Option<&ValueSpec>, quali
     ) = (spec, qualified)
     {
         if let TypeKind::Opaque(s) = t.kind() {
+            // A type without parameters is written in full (`: !async.group`), as MLIR does.
             if let Some(r) = s.strip_prefix(pre) {
-                if r.is_empty() || r.starts_with('<') {
+                if r.starts_with('<') {
                     pr.write(r);
                     return;
                 }
@@ -2308,7 +2326,7 @@ fn has_prop_dict(fmt: &Format) -> bool {
 
 // ===== verification =====
 
-fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
+pub(crate) fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
     let d = m.op(id);
     let Some(op) = ods_of(&d.name) else {
         return Ok(());

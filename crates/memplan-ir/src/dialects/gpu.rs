@@ -70,7 +70,7 @@ pub fn register(r: &mut Registry) {
         parse: Some(parse_launch),
         print: Some(print_launch),
         verify: Some(verify_launch),
-        inherent: &["operandSegmentSizes", "kernelModule", "kernelFunc"],
+        inherent: &["operandSegmentSizes", "module", "function"],
         ..OpDef::new("gpu.launch")
     });
     r.register(OpDef {
@@ -154,6 +154,10 @@ pub fn register(r: &mut Registry) {
     r.register(OpDef {
         verify: Some(verify_all_reduce),
         ..OpDef::new("gpu.all_reduce")
+    });
+    r.register(OpDef {
+        verify: Some(verify_subgroup_reduce),
+        ..OpDef::new("gpu.subgroup_reduce")
     });
     r.register(OpDef {
         verify: Some(verify_shuffle),
@@ -426,15 +430,20 @@ fn print_module(p: &mut Printer<'_>, op: OpId) -> bool {
 
 // ===== gpu.binary =====
 
+/// The offloading handler `gpu.binary` gets when its custom form names none.
+const DEFAULT_OFFLOADING_HANDLER: &str = "#gpu.select_object";
+
 /// `gpu.binary @name [<handler>] attr-dict [objects]` (compiled kernels, kept verbatim).
 fn parse_binary(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let name = p.parse_symbol_name()?;
     st.props.set("sym_name", Attribute::string(&name));
+    // MLIR's builder fills the default handler when the custom form leaves it out.
+    let mut h = Attribute::Opaque(DEFAULT_OFFLOADING_HANDLER.into());
     if p.consume_if(Tok::Less) {
-        let h = p.parse_attribute()?;
-        st.props.set("offloadingHandler", h);
+        h = p.parse_attribute()?;
         p.parse_greater()?;
     }
+    st.props.set("offloadingHandler", h);
     p.parse_optional_attr_dict(&mut st.attrs)?;
     let objects = p.parse_attribute()?;
     st.props.set("objects", objects);
@@ -455,7 +464,11 @@ fn print_binary(p: &mut Printer<'_>, op: OpId) -> bool {
     };
     p.write(" ");
     p.print_symbol_name(name);
-    if let Some(h) = d.props.get("offloadingHandler") {
+    if let Some(h) = d
+        .props
+        .get("offloadingHandler")
+        .filter(|h| !matches!(h, Attribute::Opaque(t) if t == DEFAULT_OFFLOADING_HANDLER))
+    {
         p.write(" <");
         p.print_attr(h);
         p.write(">");
@@ -738,13 +751,13 @@ fn parse_launch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if p.parse_optional_keyword("module") {
         p.parse_lparen()?;
         let s = p.parse_symbol_name()?;
-        st.props.set("kernelModule", Attribute::symbol(&s));
+        st.props.set("module", Attribute::symbol(&s));
         p.parse_rparen()?;
     }
     if p.parse_optional_keyword("function") {
         p.parse_lparen()?;
         let s = p.parse_symbol_name()?;
-        st.props.set("kernelFunc", Attribute::symbol(&s));
+        st.props.set("function", Attribute::symbol(&s));
         p.parse_rparen()?;
     }
     let mut args: Vec<Argument> = block_ids
@@ -831,12 +844,12 @@ fn print_launch(p: &mut Printer<'_>, op: OpId) -> bool {
         p.print_operand(*ops.last().expect("segment says one"));
     }
     let d = m.op(op);
-    if let Some(s) = d.props.get("kernelModule") {
+    if let Some(s) = d.props.get("module") {
         p.write(" module(");
         p.print_attr(s);
         p.write(")");
     }
-    if let Some(s) = d.props.get("kernelFunc") {
+    if let Some(s) = d.props.get("function") {
         p.write(" function(");
         p.print_attr(s);
         p.write(")");
@@ -850,8 +863,8 @@ fn print_launch(p: &mut Printer<'_>, op: OpId) -> bool {
         &[
             "operandSegmentSizes",
             "workgroup_attributions",
-            "kernelModule",
-            "kernelFunc",
+            "module",
+            "function",
         ],
     );
     true
@@ -1433,14 +1446,108 @@ fn print_copy_like(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
+/// The reduction kind of `gpu.all_reduce` / `gpu.subgroup_reduce` (`add`, `and`, ...).
+fn reduce_kind(m: &Module, op: OpId) -> Option<String> {
+    match attr(m, op, "op")? {
+        Attribute::Opaque(t) => t
+            .strip_prefix("#gpu<all_reduce_op")
+            .and_then(|r| r.strip_suffix('>'))
+            .map(|k| k.trim().to_string()),
+        _ => None,
+    }
+}
+
+/// MLIR's `verifyReduceOpAndType`: float-only and integer-only reduction kinds.
+fn check_reduce_kind(kind: &str, elem: &Type, whole: &Type) -> Result<(), String> {
+    let float_only = matches!(kind, "minnumf" | "maxnumf" | "minimumf" | "maximumf");
+    let int_only = matches!(
+        kind,
+        "minsi" | "minui" | "maxsi" | "maxui" | "and" | "or" | "xor"
+    );
+    if (float_only && !elem.is_float()) || (int_only && !elem.is_integer()) {
+        return Err(format!(
+            "`{kind}` reduction operation is not compatible with type {whole}"
+        ));
+    }
+    Ok(())
+}
+
+/// As MLIR's AllReduceOp::verifyRegions (after the op table's checks).
 fn verify_all_reduce(m: &Module, op: OpId) -> Result<(), String> {
-    let has_op = attr(m, op, "op").is_some();
-    let body = m
-        .regions(op)
-        .first()
-        .is_some_and(|&r| !m.region_blocks(r).is_empty());
-    if has_op == body {
+    crate::ods::verify_op(m, op)?;
+    let body = m.regions(op).first().copied();
+    let blocks = body
+        .map(|r| m.region_blocks(r).to_vec())
+        .unwrap_or_default();
+    let kind = reduce_kind(m, op);
+    if blocks.is_empty() == kind.is_none() {
         return Err("expected either an op attribute or a non-empty body".into());
+    }
+    let Some(&r) = m.results(op).first() else {
+        return Ok(());
+    };
+    let t = m.value_type(r).clone();
+    if let Some(k) = kind {
+        return check_reduce_kind(&k, &t, &t);
+    }
+    let args = m.block_args(blocks[0]);
+    if args.len() != 2 {
+        return Err("expected two region arguments".into());
+    }
+    if args.iter().any(|&a| m.value_type(a) != &t) {
+        return Err("incorrect region argument type".into());
+    }
+    let mut yields = 0;
+    for &b in &blocks {
+        if let Some(y) = m.last_op(b).filter(|&y| m.op(y).name == "gpu.yield") {
+            if m.operands(y).len() != 1 {
+                return Err("expected one gpu.yield operand".into());
+            }
+            if m.value_type(m.operands(y)[0]) != &t {
+                return Err("incorrect gpu.yield type".into());
+            }
+            yields += 1;
+        }
+    }
+    if yields == 0 {
+        return Err("expected gpu.yield op in region".into());
+    }
+    Ok(())
+}
+
+/// As MLIR's SubgroupReduceOp::verify (after the op table's checks).
+fn verify_subgroup_reduce(m: &Module, op: OpId) -> Result<(), String> {
+    crate::ods::verify_op(m, op)?;
+    let Some(&r) = m.results(op).first() else {
+        return Ok(());
+    };
+    let t = m.value_type(r);
+    let elem = match t.kind() {
+        TypeKind::Vector { scalable, elem, .. } => {
+            if scalable.iter().any(|&s| s) {
+                return Err("is not compatible with scalable vector types".into());
+            }
+            elem
+        }
+        _ => t,
+    };
+    if let Some(k) = reduce_kind(m, op) {
+        check_reduce_kind(&k, elem, t)?;
+    }
+    let size = attr(m, op, "cluster_size").and_then(Attribute::as_int);
+    if let Some(n) = size {
+        if n <= 0 || n & (n - 1) != 0 {
+            return Err(format!("cluster size {n} is not a power of two"));
+        }
+    }
+    let stride = attr(m, op, "cluster_stride")
+        .and_then(Attribute::as_int)
+        .unwrap_or(1);
+    if stride != 1 && size.is_none() {
+        return Err("cluster stride can only be specified if cluster size is specified".into());
+    }
+    if stride <= 0 || stride & (stride - 1) != 0 {
+        return Err(format!("cluster stride {stride} is not a power of two"));
     }
     Ok(())
 }

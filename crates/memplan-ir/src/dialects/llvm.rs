@@ -26,7 +26,7 @@
 
 use crate::attrs::{Attribute, Dict};
 use crate::ir::OperationState;
-use crate::lexer::Tok;
+use crate::lexer::{skip_trivia, Tok};
 use crate::parser::{PResult, Parser};
 use crate::registry::{traits, OpDef, Registry};
 use crate::types::{FloatKind, Type, TypeKind};
@@ -558,7 +558,18 @@ fn parse_fcmp(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     p.parse_optional_attr_dict(&mut st.attrs)?;
     let t = p.parse_colon_type()?;
     st.operands = vec![p.resolve_operand(&a, &t)?, p.resolve_operand(&b, &t)?];
-    st.result_types.push(Type::int(1));
+    // A vector comparison gives a vector of i1 of the same shape.
+    let r = match t.kind() {
+        TypeKind::Vector {
+            shape, scalable, ..
+        } => Type::new(TypeKind::Vector {
+            shape: shape.clone(),
+            scalable: scalable.clone(),
+            elem: Type::int(1),
+        }),
+        _ => Type::int(1),
+    };
+    st.result_types.push(r);
     Ok(())
 }
 
@@ -578,7 +589,18 @@ fn parse_icmp(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     p.parse_optional_attr_dict(&mut st.attrs)?;
     let t = p.parse_colon_type()?;
     st.operands = vec![p.resolve_operand(&a, &t)?, p.resolve_operand(&b, &t)?];
-    st.result_types.push(Type::int(1));
+    // A vector comparison gives a vector of i1 of the same shape.
+    let r = match t.kind() {
+        TypeKind::Vector {
+            shape, scalable, ..
+        } => Type::new(TypeKind::Vector {
+            shape: shape.clone(),
+            scalable: scalable.clone(),
+            elem: Type::int(1),
+        }),
+        _ => Type::int(1),
+    };
+    st.result_types.push(r);
     Ok(())
 }
 
@@ -678,8 +700,9 @@ fn parse_gep(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
                 "none" => 0,
                 w => return Err(p.error_here(format!("unknown getelementptr flag '{w}'"))),
             };
-            if b.get(pos) == Some(&b'|') {
-                pos += 1;
+            let q = skip_trivia(b, pos);
+            if b.get(q) == Some(&b'|') {
+                pos = skip_trivia(b, q + 1);
             } else {
                 break;
             }
@@ -757,26 +780,64 @@ fn parse_store(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     Ok(())
 }
 
+/// `llvm.call cconv? tailcallkind? (@callee | %ptr) (args) (vararg(T))? {attrs} :
+/// (ptr-type ,)? (ins) -> outs`, as MLIR's CallOp::parse.
 fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    let callee = p.parse_symbol_name()?;
+    const TAIL: &[&str] = &["none", "tail", "musttail", "notail"];
+    if p.at(Tok::BareId) && !TAIL.contains(&p.peek_text()) {
+        let cc = p.parse_optional_keyword_any().unwrap_or_default();
+        st.props
+            .set("CConv", Attribute::Opaque(format!("#llvm.cconv<{cc}>")));
+    }
+    if p.at(Tok::BareId) && TAIL.contains(&p.peek_text()) {
+        let k = p.parse_optional_keyword_any().unwrap_or_default();
+        st.props.set(
+            "TailCallKind",
+            Attribute::Opaque(format!("#llvm.tailcallkind<{k}>")),
+        );
+    }
+    let (callee, callee_ptr) = if p.at(Tok::PercentId) {
+        (None, Some(p.parse_operand()?))
+    } else {
+        (Some(p.parse_symbol_name()?), None)
+    };
     let mut args = Vec::new();
     p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
         args.push(p.parse_operand()?);
         Ok(())
     })?;
+    if p.peek_keyword("vararg") {
+        p.parse_keyword("vararg")?;
+        p.parse_lparen()?;
+        let t = p.parse_type()?;
+        p.parse_rparen()?;
+        st.props.set("var_callee_type", Attribute::Type(t));
+    }
     p.parse_optional_attr_dict(&mut st.attrs)?;
     p.parse_colon()?;
+    let ptr_ty = if callee_ptr.is_some() {
+        let t = p.parse_type()?;
+        p.parse_comma()?;
+        Some(t)
+    } else {
+        None
+    };
     let (ins, outs) = p.parse_function_type()?;
     if ins.len() != args.len() {
         return Err(p.error_here("operand count does not match the call's type"));
     }
+    if let (Some(u), Some(t)) = (&callee_ptr, &ptr_ty) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
     for (u, t) in args.iter().zip(&ins) {
         st.operands.push(p.resolve_operand(u, t)?);
     }
-    st.props.set("callee", Attribute::symbol(&callee));
+    if let Some(c) = callee {
+        st.props.set("callee", Attribute::symbol(&c));
+    }
     st.props.set(
         "operandSegmentSizes",
-        Attribute::i32_array(&[args.len() as i64, 0]),
+        Attribute::i32_array(&[st.operands.len() as i64, 0]),
     );
     st.props.set("op_bundle_sizes", Attribute::i32_array(&[]));
     st.result_types = outs;

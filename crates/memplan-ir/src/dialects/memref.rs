@@ -482,7 +482,7 @@ pub fn register(r: &mut Registry) {
         "memref.prefetch",
         parse_prefetch,
         print_prefetch,
-        None,
+        Some(verify_prefetch),
         &["isWrite", "localityHint", "isDataCache"],
     ));
     r.register(simple(
@@ -1207,6 +1207,16 @@ fn parse_prefetch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     Ok(())
 }
 
+/// The op table's checks, plus the range of `localityHint` (0 to 3), which the table
+/// engine does not check.
+fn verify_prefetch(m: &Module, op: OpId) -> Result<(), String> {
+    crate::ods::verify_op(m, op)?;
+    match prop(m, op, "localityHint").and_then(|a| a.as_int()) {
+        Some(0..=3) | None => Ok(()),
+        Some(_) => Err("attribute 'localityHint' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 3".into()),
+    }
+}
+
 fn print_prefetch(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
     let ops = m.operands(op);
@@ -1396,6 +1406,12 @@ fn check_static_lists(
         }
         out[i] = v;
     }
+    // OffsetSizeAndStrideOpInterface: static offsets and sizes are never negative.
+    for (what, v) in [("offsets", &out[0]), ("sizes", &out[1])] {
+        if let Some(x) = v.iter().find(|&&x| x < 0 && x != DYNAMIC) {
+            return Err(format!("expected {what} to be non-negative, but got {x}"));
+        }
+    }
     Ok(out)
 }
 
@@ -1420,22 +1436,121 @@ fn verify_subview(m: &Module, op: OpId) -> Result<(), String> {
     if memory_space(st) != memory_space(rt) {
         return Err("expected result and source memory spaces to match".into());
     }
-    if rp.shape.len() > sp.shape.len() {
+    // As MLIR's SubViewOp::verify: the result is the type inferred from the static lists,
+    // up to dropped unit dims.
+    let Some((src_strides, src_off)) = canonical_strides(sp.shape, sp.layout) else {
+        return Err(format!("base type {st} is not strided"));
+    };
+    let [offs, sizes, steps] = &lists;
+    let mut exp_off = src_off;
+    for (o, s) in offs.iter().zip(&src_strides) {
+        exp_off = sat_add(exp_off, sat_mul(*o, *s));
+    }
+    let exp_strides: Vec<i64> = src_strides
+        .iter()
+        .zip(steps)
+        .map(|(a, b)| sat_mul(*a, *b))
+        .collect();
+    let q = |x: i64| {
+        if x == DYNAMIC {
+            "?".to_string()
+        } else {
+            x.to_string()
+        }
+    };
+    let fmt_list = |v: &[i64]| v.iter().map(|&x| q(x)).collect::<Vec<_>>().join(", ");
+    let expected = format!(
+        "memref<{}{}, strided<[{}]{}>{}>",
+        sizes.iter().map(|&x| q(x) + "x").collect::<String>(),
+        sp.elem,
+        fmt_list(&exp_strides),
+        if exp_off == 0 {
+            String::new()
+        } else {
+            format!(", offset: {}", q(exp_off))
+        },
+        memory_space(st)
+            .map(|a| format!(", {a}"))
+            .unwrap_or_default()
+    );
+    let mismatch = |what: &str| {
+        Err(format!(
+            "expected result type to be '{expected}' or a rank-reduced version. (mismatch of result {what}), but got '{rt}'"
+        ))
+    };
+    if rp.shape.len() > sizes.len() {
         return Err(format!(
-            "expected result rank to be smaller or equal to the source rank, but got {rt}"
+            "expected result rank to be smaller or equal to the source rank, but got '{rt}'"
         ));
     }
-    // Non-unit static sizes must appear, in order, in the result shape.
-    let kept: Vec<i64> = lists[1].iter().copied().filter(|&s| s != 1).collect();
-    let rshape: Vec<i64> = rp.shape.iter().copied().filter(|&s| s != 1).collect();
-    if kept.len() == rshape.len() {
-        for (a, b) in kept.iter().zip(&rshape) {
-            if *a != DYNAMIC && *b != DYNAMIC && a != b {
-                return Err(format!(
-                    "expected result type to be {} or a rank-reduced version. (mismatched size)",
-                    rt
-                ));
+    if rank_reduction_mask(sizes, rp.shape).is_none() {
+        return mismatch("sizes");
+    }
+    let Some((res_strides, res_off)) = canonical_strides(rp.shape, rp.layout) else {
+        return mismatch("layout");
+    };
+    if res_off != exp_off {
+        return mismatch("layout");
+    }
+    // computeMemRefRankReductionMask: unit sizes are the dropped dims, unless that does not
+    // add up; then strides decide which unit dims went.
+    let mut unused: Vec<bool> = sizes.iter().map(|&s| s == 1).collect();
+    if rp.shape.len() == sizes.len() {
+        unused = vec![false; sizes.len()];
+    } else if unused.iter().filter(|&&u| u).count() + rp.shape.len() != sizes.len() {
+        let count = |v: &[i64]| {
+            let mut c = std::collections::BTreeMap::<i64, usize>::new();
+            for &x in v {
+                *c.entry(x).or_default() += 1;
             }
+            c
+        };
+        let mut left = count(&exp_strides);
+        let cand = count(&res_strides);
+        for d in 0..sizes.len() {
+            if !unused[d] {
+                continue;
+            }
+            let s = exp_strides[d];
+            let (l, c) = (
+                left.get(&s).copied().unwrap_or(0),
+                cand.get(&s).copied().unwrap_or(0),
+            );
+            if l > c {
+                *left.get_mut(&s).expect("counted") -= 1;
+            } else if l == c {
+                unused[d] = false;
+            } else {
+                return mismatch("layout");
+            }
+        }
+        if unused.iter().filter(|&&u| u).count() + rp.shape.len() != sizes.len() {
+            return mismatch("layout");
+        }
+    }
+    let kept: Vec<i64> = (0..sizes.len())
+        .filter(|&d| !unused[d])
+        .map(|d| exp_strides[d])
+        .collect();
+    if kept != res_strides {
+        return mismatch("layout");
+    }
+    for d in 0..sp.shape.len() {
+        let (dim, o, sz, sd) = (sp.shape[d], offs[d], sizes[d], steps[d]);
+        if dim == DYNAMIC || o == DYNAMIC {
+            continue;
+        }
+        if o >= dim {
+            return Err(format!("offset {d} is out-of-bounds: {o} >= {dim}"));
+        }
+        if sz == DYNAMIC || sd == DYNAMIC {
+            continue;
+        }
+        let last = o.saturating_add((sz - 1).saturating_mul(sd));
+        if last >= dim {
+            return Err(format!(
+                "slice along dimension {d} runs out-of-bounds: {last} >= {dim}"
+            ));
         }
     }
     Ok(())
@@ -1579,42 +1694,33 @@ fn verify_reinterpret_cast(m: &Module, op: OpId) -> Result<(), String> {
             "different memory spaces specified for source type '{st}' and result memref type '{rt}'"
         ));
     }
+    // As MLIR: only what the result type states statically must agree with the lists (a
+    // static size, offset or stride in the lists may meet a `?` in the type).
     for (i, (&s, &r)) in lists[1].iter().zip(rp.shape).enumerate() {
-        if s != DYNAMIC && r != DYNAMIC && s != r {
+        if r != DYNAMIC && s != r {
             return Err(format!(
-                "expected result type with size = {s} instead of {r} in dim = {i}"
+                "expected result type with size = {} instead of {r} in dim = {i}",
+                fmt_dyn(s)
             ));
         }
     }
-    let (strides, offset) = match rp.layout {
-        None => {
-            let mut st = vec![1i64; rp.shape.len()];
-            for i in (0..rp.shape.len().saturating_sub(1)).rev() {
-                st[i] = if rp.shape[i + 1] == DYNAMIC || st[i + 1] == DYNAMIC {
-                    DYNAMIC
-                } else {
-                    st[i + 1].saturating_mul(rp.shape[i + 1])
-                };
-            }
-            (st, 0)
-        }
-        Some(Attribute::Strided { strides, offset }) => (strides.clone(), *offset),
-        Some(_) => return Ok(()),
+    let Some((strides, offset)) = canonical_strides(rp.shape, rp.layout) else {
+        return Err(format!(
+            "expected result type to have strided layout but found '{rt}'"
+        ));
     };
     let want_off = lists[0][0];
-    if want_off != offset {
+    if offset != DYNAMIC && want_off != offset {
         return Err(format!(
-            "expected result type with offset = {} instead of {}",
-            fmt_dyn(want_off),
-            fmt_dyn(offset)
+            "expected result type with offset = {} instead of {offset}",
+            fmt_dyn(want_off)
         ));
     }
     for (i, (&s, &r)) in lists[2].iter().zip(&strides).enumerate() {
-        if s != r && !(s == DYNAMIC && r == DYNAMIC) {
+        if r != DYNAMIC && s != r {
             return Err(format!(
-                "expected result type with stride = {} instead of {} in dim = {i}",
-                fmt_dyn(s),
-                fmt_dyn(r)
+                "expected result type with stride = {} instead of {r} in dim = {i}",
+                fmt_dyn(s)
             ));
         }
     }
@@ -1650,7 +1756,22 @@ fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
                     .iter()
                     .zip(y.shape)
                     .all(|(&p, &q)| p == DYNAMIC || q == DYNAMIC || p == q);
-            if !dims_ok {
+            // As MLIR's CastOp::areCastCompatible: differing layouts must both be strided,
+            // with each stride and the offset equal wherever both are static.
+            let layouts_ok = x.layout == y.layout
+                || match (
+                    canonical_strides(x.shape, x.layout),
+                    canonical_strides(y.shape, y.layout),
+                ) {
+                    (Some((sa, oa)), Some((sb, ob))) => {
+                        let ok = |p: i64, q: i64| p == DYNAMIC || q == DYNAMIC || p == q;
+                        sa.len() == sb.len()
+                            && ok(oa, ob)
+                            && sa.iter().zip(&sb).all(|(&p, &q)| ok(p, q))
+                    }
+                    _ => false,
+                };
+            if !dims_ok || !layouts_ok {
                 return Err(format!(
                     "operand type {a} and result type {b} are cast incompatible"
                 ));
@@ -1753,7 +1874,7 @@ fn parse_reassociation(p: &mut Parser<'_>) -> PResult<Attribute> {
 }
 
 /// Groups of a reassociation attribute.
-fn reassociation(a: &Attribute) -> Option<Vec<Vec<i64>>> {
+pub(crate) fn reassociation(a: &Attribute) -> Option<Vec<Vec<i64>>> {
     let Attribute::Array(gs) = a else { return None };
     gs.iter()
         .map(|g| match g {
@@ -1849,41 +1970,71 @@ fn verify_reshape_like(m: &Module, op: OpId) -> Result<(), String> {
     }
     let expand = m.op(op).name.ends_with("expand_shape");
     let (st, rt) = (m.value_type(ops[0]), m.value_type(m.result(op, 0)));
-    let (Some(ss), Some(rs)) = (st.shape(), rt.shape()) else {
+    let (Some(sp), Some(rp)) = (memref_parts(st), memref_parts(rt)) else {
         return Err("expects ranked source and result types".into());
     };
-    let (small, big) = if expand { (ss, rs) } else { (rs, ss) };
+    let (ss, rs) = (sp.shape, rp.shape);
     let Some(groups) = prop(m, op, "reassociation").and_then(reassociation) else {
         return Err("requires attribute 'reassociation'".into());
     };
-    if small.is_empty() {
-        if big.iter().any(|&d| d != 1) {
-            return Err("rank 0 memrefs can only be extended/collapsed with/from ones".into());
-        }
-        if !groups.is_empty() {
-            return Err(format!(
-                "invalid number of reassociation groups: found {}, expected 0",
-                groups.len()
-            ));
-        }
-    } else if groups.len() != small.len() {
+    let (r0, r1) = (ss.len(), rs.len());
+    if expand && r0 > r1 {
         return Err(format!(
-            "invalid number of reassociation groups: found {}, expected {}",
-            groups.len(),
-            small.len()
+            "has source rank {r0} and result rank {r1}. This is not an expansion ({r0} > {r1})."
         ));
     }
-    let mut next = 0i64;
-    for g in &groups {
-        for &i in g {
-            if i < 0 || i as usize >= big.len() {
-                return Err(format!("reassociation index {i} is out of bounds"));
-            }
-            if i != next {
-                return Err("expected reassociation map to be contiguous".into());
-            }
-            next += 1;
-        }
+    if !expand && r0 < r1 {
+        return Err(format!(
+            "has source rank {r0} and result rank {r1}. This is not a collapse ({r0} < {r1})."
+        ));
+    }
+    let (small, big) = if expand { (ss, rs) } else { (rs, ss) };
+    verify_collapsed_shape(small, big, &groups)?;
+    // The result type follows from the source layout (MLIR's computeExpandedType /
+    // computeCollapsedLayoutMap); it must be written exactly so.
+    let layout = if layout_is_identity_attr(sp.layout) {
+        None
+    } else {
+        let Some((strides, offset)) = canonical_strides(ss, sp.layout) else {
+            return Err(if expand {
+                "invalid source layout map".into()
+            } else {
+                "invalid source layout map or collapsing non-contiguous dims".into()
+            });
+        };
+        let new = if expand {
+            Some(expanded_strides(&strides, rs, &groups))
+        } else {
+            collapsed_strides(ss, &strides, &groups)
+        };
+        let Some(new) = new else {
+            return Err("invalid source layout map or collapsing non-contiguous dims".into());
+        };
+        Some(Attribute::Strided {
+            strides: new,
+            offset,
+        })
+    };
+    let want = Type::new(TypeKind::MemRef {
+        shape: rs.to_vec(),
+        elem: sp.elem.clone(),
+        layout,
+        memory_space: memory_space(st),
+    });
+    let got = Type::new(TypeKind::MemRef {
+        shape: rs.to_vec(),
+        elem: rp.elem.clone(),
+        layout: rp
+            .layout
+            .filter(|a| !matches!(a, Attribute::AffineMap(x) if x.is_identity()))
+            .cloned(),
+        memory_space: memory_space(rt),
+    });
+    if want != got {
+        let what = if expand { "expanded" } else { "collapsed" };
+        return Err(format!(
+            "expected {what} type to be '{want}' but found '{rt}'"
+        ));
     }
     if expand {
         let s = int_array(m, op, "static_output_shape").unwrap_or_default();
@@ -1897,8 +2048,127 @@ fn verify_reshape_like(m: &Module, op: OpId) -> Result<(), String> {
         if count_dynamic(&s) != ops.len() - 1 {
             return Err("mismatch in dynamic dims in output_shape and static_output_shape".into());
         }
+        if let Some(pos) = (0..rs.len()).find(|&i| rs[i] != DYNAMIC && rs[i] != s[i]) {
+            return Err(format!("invalid output shape provided at pos {pos}"));
+        }
     }
     Ok(())
+}
+
+/// MLIR's `getLayout().isIdentity()`: no layout, an identity map, or a strided layout
+/// whose map is the identity (only `strided<[1]>` at offset 0, on a rank-1 memref).
+fn layout_is_identity_attr(layout: Option<&Attribute>) -> bool {
+    match layout {
+        None => true,
+        Some(Attribute::AffineMap(m)) => m.is_identity(),
+        Some(Attribute::Strided { strides, offset }) => *offset == 0 && strides.as_slice() == [1],
+        Some(_) => false,
+    }
+}
+
+/// MLIR's `verifyCollapsedShape` for memref reshapes (several dynamic dims per group are
+/// allowed): contiguous groups in bounds, a collapsed dim dynamic exactly when its group
+/// has a dynamic dim, and static sizes that multiply up.
+fn verify_collapsed_shape(small: &[i64], big: &[i64], groups: &[Vec<i64>]) -> Result<(), String> {
+    if small.len() != groups.len() {
+        return Err(format!(
+            "invalid number of reassociation groups: found {}, expected {}",
+            groups.len(),
+            small.len()
+        ));
+    }
+    let mut next = 0i64;
+    for (cd, g) in groups.iter().enumerate() {
+        let mut dynamic = false;
+        for &i in g {
+            if i != next {
+                return Err("reassociation indices must be contiguous".into());
+            }
+            next += 1;
+            if i < 0 || i as usize >= big.len() {
+                return Err(format!("reassociation index {i} is out of bounds"));
+            }
+            dynamic |= big[i as usize] == DYNAMIC;
+        }
+        if (small[cd] == DYNAMIC) != dynamic {
+            return Err(format!(
+                "collapsed dim ({cd}) must be dynamic if and only if reassociation group is dynamic"
+            ));
+        }
+        if !dynamic {
+            let n = g
+                .iter()
+                .fold(1i64, |a, &i| a.saturating_mul(big[i as usize]));
+            if n != small[cd] {
+                return Err(format!(
+                    "collapsed dim size ({}) must equal reassociation group size ({n})",
+                    small[cd]
+                ));
+            }
+        }
+    }
+    if small.is_empty() {
+        if big.iter().any(|&d| d != 1) {
+            return Err("rank 0 memrefs can only be extended/collapsed with/from ones".into());
+        }
+    } else if next as usize != big.len() {
+        return Err(format!(
+            "expanded rank ({}) inconsistent with number of reassociation indices ({next})",
+            big.len()
+        ));
+    }
+    Ok(())
+}
+
+/// MLIR's `computeExpandedLayoutMap`: each source stride is the stride of the last dim of
+/// its group; earlier dims of the group multiply by the sizes after them.
+fn expanded_strides(src_strides: &[i64], shape: &[i64], groups: &[Vec<i64>]) -> Vec<i64> {
+    let mut rev = Vec::with_capacity(shape.len());
+    let mut k = shape.len();
+    for (g, &s) in groups.iter().zip(src_strides).rev() {
+        let mut cur = s;
+        for _ in 0..g.len() {
+            rev.push(cur);
+            k -= 1;
+            cur = sat_mul(cur, shape[k]);
+        }
+    }
+    let mut out: Vec<i64> = rev.into_iter().rev().collect();
+    out.resize(shape.len(), 1);
+    out
+}
+
+/// MLIR's `computeCollapsedLayoutMap` (non-strict): a group takes the stride of its last
+/// non-unit dim; `None` when a group's dims are visibly not contiguous.
+fn collapsed_strides(shape: &[i64], strides: &[i64], groups: &[Vec<i64>]) -> Option<Vec<i64>> {
+    let mut out = Vec::with_capacity(groups.len());
+    for g in groups {
+        let mut r: &[i64] = g;
+        while r.len() > 1 && shape[*r.last()? as usize] == 1 {
+            r = &r[..r.len() - 1];
+        }
+        let last = *r.last()? as usize;
+        out.push(if shape[last] != DYNAMIC || r.len() == 1 {
+            strides[last]
+        } else {
+            DYNAMIC
+        });
+    }
+    for (gi, g) in groups.iter().enumerate() {
+        let mut stride = out[gi];
+        for w in g.windows(2).rev() {
+            let (prev, idx) = (w[0] as usize, w[1] as usize);
+            stride = sat_mul(stride, shape[idx]);
+            let src = strides[prev];
+            if shape[prev] == 1 {
+                continue;
+            }
+            if stride != DYNAMIC && src != DYNAMIC && stride != src {
+                return None;
+            }
+        }
+    }
+    Some(out)
 }
 
 fn parse_transpose(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
@@ -2019,8 +2289,100 @@ fn canonical_strides(shape: &[i64], layout: Option<&Attribute>) -> Option<(Vec<i
         }
         Some(Attribute::Strided { strides, offset }) => Some((strides.clone(), *offset)),
         Some(Attribute::AffineMap(m)) if m.is_identity() => canonical_strides(shape, None),
+        Some(Attribute::AffineMap(m)) if m.results.len() == 1 => {
+            let (coef, off) = linear_terms(&m.results[0], m.num_dims as usize)?;
+            let d = |c: Option<i64>| c.unwrap_or(DYNAMIC);
+            Some((coef.into_iter().map(d).collect(), d(off)))
+        }
         _ => None,
     }
+}
+
+/// A layout expression as `sum_i coef_i * d_i + offset`, the way MLIR's
+/// `getStridesAndOffset` reads a one-result affine layout: a coefficient or offset that
+/// depends on a symbol is dynamic (`None`); anything that is not linear in the dims
+/// (`mod`, `floordiv`, a product of dims) is not strided.
+fn linear_terms(e: &crate::AffineExpr, dims: usize) -> Option<(Vec<Option<i64>>, Option<i64>)> {
+    use crate::AffineExpr as E;
+    let add = |a: Option<i64>, b: Option<i64>| match (a, b) {
+        (Some(x), Some(y)) => x.checked_add(y),
+        _ => None,
+    };
+    match e {
+        E::Dim(i) => {
+            let mut c = vec![Some(0); dims];
+            *c.get_mut(*i as usize)? = Some(1);
+            Some((c, Some(0)))
+        }
+        E::Symbol(_) => Some((vec![Some(0); dims], None)),
+        E::Const(v) => Some((vec![Some(0); dims], Some(*v))),
+        E::Add(a, b) => {
+            let (ca, oa) = linear_terms(a, dims)?;
+            let (cb, ob) = linear_terms(b, dims)?;
+            Some((
+                ca.into_iter().zip(cb).map(|(x, y)| add(x, y)).collect(),
+                add(oa, ob),
+            ))
+        }
+        E::Mul(a, b) => {
+            let (ca, oa) = linear_terms(a, dims)?;
+            let (cb, ob) = linear_terms(b, dims)?;
+            let no_dims = |c: &[Option<i64>]| c.iter().all(|x| *x == Some(0));
+            let (c, o, k) = if no_dims(&cb) {
+                (ca, oa, ob)
+            } else if no_dims(&ca) {
+                (cb, ob, oa)
+            } else {
+                return None;
+            };
+            let mul = |x: Option<i64>| match (x, k) {
+                (Some(0), _) | (_, Some(0)) => Some(0),
+                (Some(x), Some(k)) => x.checked_mul(k),
+                _ => None,
+            };
+            Some((c.into_iter().map(mul).collect(), mul(o)))
+        }
+        _ => None,
+    }
+}
+
+/// `a * b` on static-or-dynamic sizes the way MLIR's `SaturatedInteger` does it: a zero
+/// wins, then a dynamic operand makes the product dynamic.
+fn sat_mul(a: i64, b: i64) -> i64 {
+    if a == 0 || b == 0 {
+        0
+    } else if a == DYNAMIC || b == DYNAMIC {
+        DYNAMIC
+    } else {
+        a.checked_mul(b).unwrap_or(DYNAMIC)
+    }
+}
+
+/// `a + b` with dynamic operands giving dynamic.
+fn sat_add(a: i64, b: i64) -> i64 {
+    if a == DYNAMIC || b == DYNAMIC {
+        DYNAMIC
+    } else {
+        a.checked_add(b).unwrap_or(DYNAMIC)
+    }
+}
+
+/// MLIR's `computeRankReductionMask`: the dims of `orig` dropped to get `reduced` (each a
+/// static 1), or `None` when the sizes do not match up.
+fn rank_reduction_mask(orig: &[i64], reduced: &[i64]) -> Option<Vec<bool>> {
+    let mut unused = vec![false; orig.len()];
+    let mut j = 0;
+    for (i, &s) in orig.iter().enumerate() {
+        if j < reduced.len() && s == reduced[j] {
+            j += 1;
+            continue;
+        }
+        unused[i] = true;
+        if s != 1 {
+            return None;
+        }
+    }
+    (j == reduced.len()).then_some(unused)
 }
 
 fn parse_reshape(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {

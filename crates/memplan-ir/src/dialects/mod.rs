@@ -7,6 +7,7 @@
 
 pub mod affine;
 pub mod arith;
+pub mod async_ops;
 pub mod bufferization;
 pub mod builtin;
 pub mod cf;
@@ -19,6 +20,7 @@ pub mod linalg_named_table;
 pub mod llvm;
 pub mod math;
 pub mod memref;
+pub mod nvvm;
 pub mod scf;
 pub mod tensor;
 pub mod ub;
@@ -43,4 +45,6 @@ pub fn register_all(r: &mut Registry) {
     ub::register(r);
     gpu::register(r);
     llvm::register(r);
+    async_ops::register(r);
+    nvvm::register(r);
 }

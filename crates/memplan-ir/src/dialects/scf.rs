@@ -1064,17 +1064,33 @@ fn verify_reduce(m: &Module, op: OpId) -> Result<(), String> {
         if args.len() != 2 || args[0] != *t || args[1] != *t {
             return Err(format!("expects two arguments to reduce block of type {t}"));
         }
-        if let Some(ret) = m
-            .last_op(b)
-            .filter(|&o| m.op(o).name == "scf.reduce.return")
-        {
-            if types_of(m, m.operands(ret)) != vec![t.clone()] {
-                return Err(format!("the reduce body must yield a value of type {t}"));
+        match m.last_op(b) {
+            Some(ret) if m.op(ret).name == "scf.reduce.return" => {
+                if types_of(m, m.operands(ret)) != vec![t.clone()] {
+                    return Err(format!("the reduce body must yield a value of type {t}"));
+                }
             }
+            Some(_) => {
+                return Err(
+                    "reduction bodies must be terminated with an 'scf.reduce.return' op".into(),
+                )
+            }
+            None => return Err("empty block: expect at least a terminator".into()),
         }
     }
     match m.parent_op(op) {
-        Some(par) if m.op(par).name == "scf.parallel" => Ok(()),
+        Some(par) if m.op(par).name == "scf.parallel" => {
+            // As MLIR's ParallelOp::verify: reduction operand i has the type of result i.
+            for (i, (&v, &r)) in ops.iter().zip(m.results(par)).enumerate() {
+                let (a, b) = (m.value_type(v), m.value_type(r));
+                if a != b {
+                    return Err(format!(
+                        "expects type of {i}-th reduction operand: '{a}' to be the same as the {i}-th result type: '{b}'"
+                    ));
+                }
+            }
+            Ok(())
+        }
         _ => Err("expects parent op 'scf.parallel'".into()),
     }
 }

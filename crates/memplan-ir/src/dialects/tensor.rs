@@ -1000,6 +1000,167 @@ fn cast_compatible(a: &Type, b: &Type) -> bool {
     }
 }
 
+/// MLIR's `verifyReshapeLikeTypes` + `reshapeLikeShapesAreCompatible` for tensor
+/// expand/collapse: contiguous groups covering the expanded dims, and each collapsed dim
+/// dynamic when its group has a dynamic dim, else the product of the group.
+fn verify_tensor_reshape(
+    collapsed: &[i64],
+    expanded: &[i64],
+    groups: &[Vec<i64>],
+) -> Result<(), String> {
+    if expanded.len() < collapsed.len() {
+        return Err(
+            "expected the expanded type to have a higher (or same) rank than the collapsed type"
+                .into(),
+        );
+    }
+    if collapsed.len() != groups.len() {
+        return Err(format!(
+            "expected collapsed rank ({}) to equal the number of reassociation maps ({})",
+            collapsed.len(),
+            groups.len()
+        ));
+    }
+    let mut next = 0i64;
+    for (k, g) in groups.iter().enumerate() {
+        for &i in g {
+            if i != next || i as usize >= expanded.len() {
+                return Err(format!(
+                    "expected reassociation map #{k} to be valid and contiguous"
+                ));
+            }
+            next += 1;
+        }
+    }
+    if next as usize != expanded.len() {
+        return Err("expected all dimensions to be present in the reassociation maps".into());
+    }
+    for (k, g) in groups.iter().enumerate() {
+        let dims = g.iter().map(|&i| expanded[i as usize]);
+        if dims.clone().any(|x| x == DYNAMIC) {
+            if collapsed[k] != DYNAMIC {
+                return Err(format!("expected dimension {k} of collapsed type to be dynamic since one or more of the corresponding dimensions in the expanded type is dynamic"));
+            }
+        } else {
+            let n = dims.fold(1i64, i64::saturating_mul);
+            if collapsed[k] != n {
+                return Err(format!(
+                    "expected dimension {k} of collapsed type to be static value of {n}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// tensor.concat as MLIR's ConcatOp::verify.
+fn verify_concat(m: &Module, ops: &[ValueId], t: &Type, dim: Option<i128>) -> Result<(), String> {
+    if ops.is_empty() {
+        return Err("requires at least one input".into());
+    }
+    let Some((rs, re)) = ranked(t) else {
+        return Err(format!("result #0 must be ranked tensor, but got '{t}'"));
+    };
+    let mut ins = Vec::new();
+    for &v in ops {
+        let Some(x) = ranked(m.value_type(v)) else {
+            return Err("operands must be ranked tensors".into());
+        };
+        ins.push(x);
+    }
+    if ins.iter().any(|(s, _)| s.len() != rs.len()) {
+        return Err("rank of concatenated inputs must match result rank".into());
+    }
+    if ins.iter().any(|(_, e)| *e != re) {
+        return Err("inputs and result element type must match".into());
+    }
+    let dim = dim
+        .and_then(|d| usize::try_from(d).ok())
+        .unwrap_or(usize::MAX);
+    if dim >= rs.len() {
+        return Err("concatenation dim must be less than the tensor rank".into());
+    }
+    let mut sizes = vec![DYNAMIC; rs.len()];
+    for (i, size) in sizes.iter_mut().enumerate() {
+        if i == dim {
+            continue;
+        }
+        for (s, _) in &ins {
+            if s[i] == DYNAMIC {
+                continue;
+            }
+            if *size == DYNAMIC {
+                *size = s[i];
+            } else if *size != s[i] {
+                return Err(format!(
+                    "static concatenation size mismatch along non-concatenated dimension {i}"
+                ));
+            }
+        }
+    }
+    sizes[dim] = ins.iter().fold(0i64, |a, (s, _)| {
+        if a == DYNAMIC || s[dim] == DYNAMIC {
+            DYNAMIC
+        } else {
+            a.saturating_add(s[dim])
+        }
+    });
+    if sizes
+        .iter()
+        .zip(rs)
+        .any(|(&a, &b)| a != DYNAMIC && b != DYNAMIC && a != b)
+    {
+        return Err(format!(
+            "result type '{t}'does not match inferred shape static sizes"
+        ));
+    }
+    Ok(())
+}
+
+/// tensor.pad as MLIR's PadOp::verify and verifyRegions.
+fn verify_pad(m: &Module, op: OpId) -> Result<(), String> {
+    let d = m.op(op);
+    let (Some(&s), Some(t)) = (m.operands(op).first(), one_result(m, op)) else {
+        return Err("expects a source and one result".into());
+    };
+    let (Some((ss, _)), Some((rs, re))) = (ranked(m.value_type(s)), ranked(t)) else {
+        return Err("expects ranked tensors".into());
+    };
+    let lo = static_list(d, "static_low").unwrap_or_default();
+    let hi = static_list(d, "static_high").unwrap_or_default();
+    if lo.len() == ss.len() && hi.len() == ss.len() {
+        let bad = rs.len() != ss.len()
+            || (0..ss.len()).any(|i| {
+                let dyn_ = ss[i] == DYNAMIC || lo[i] == DYNAMIC || hi[i] == DYNAMIC;
+                !dyn_ && rs[i] != ss[i].saturating_add(lo[i]).saturating_add(hi[i])
+            });
+        if bad {
+            return Err(format!(
+                "specified type '{t}' does not match the inferred type"
+            ));
+        }
+    }
+    let Some(b) = m.regions(op).first().and_then(|&r| m.entry_block(r)) else {
+        return Ok(());
+    };
+    let args = m.block_args(b);
+    if args.len() != rs.len() {
+        return Err(format!("expected the block to have {} arguments", rs.len()));
+    }
+    if let Some(i) = args.iter().position(|&a| !m.value_type(a).is_index()) {
+        return Err(format!("expected block argument {} to be an index", i + 1));
+    }
+    if let Some(y) = m.last_op(b) {
+        if m.op(y).name == "tensor.yield"
+            && m.operands(y).len() == 1
+            && m.value_type(m.operands(y)[0]) != re
+        {
+            return Err("expected yield type to match shape element type".into());
+        }
+    }
+    Ok(())
+}
+
 fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
     let d = m.op(op);
     let ops = m.operands(op);
@@ -1139,6 +1300,111 @@ fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
                         }
                     }
                 }
+            }
+        }
+        "tensor.dim" => {
+            if let Some(&s) = ops.first() {
+                let t = m.value_type(s);
+                if ranked(t).is_some_and(|(sh, _)| sh.is_empty()) {
+                    return Err(format!(
+                        "operand #0 must be non-0-ranked or unranked tensor, but got '{t}'"
+                    ));
+                }
+            }
+        }
+        "tensor.rank" => {
+            if let Some(&s) = ops.first() {
+                let t = m.value_type(s);
+                if tensor_elem(t).is_none() {
+                    return Err(format!(
+                        "operand #0 must be tensor of any type values, but got '{t}'"
+                    ));
+                }
+            }
+        }
+        "tensor.splat" => {
+            if let Some(t) = res {
+                if ranked(t).is_some() && dims_of(t) + 1 != ops.len() {
+                    return Err(format!(
+                        "incorrect number of dynamic sizes, has {}, expected {}",
+                        ops.len().saturating_sub(1),
+                        dims_of(t)
+                    ));
+                }
+            }
+        }
+        "tensor.expand_shape" | "tensor.collapse_shape" => {
+            let expand = d.name == "tensor.expand_shape";
+            let (Some(&s), Some(t)) = (ops.first(), res) else {
+                return Err("expects a source and one result".into());
+            };
+            let (Some((ss, _)), Some((rs, _))) = (ranked(m.value_type(s)), ranked(t)) else {
+                return Err("expects ranked tensor source and result".into());
+            };
+            if expand {
+                let so = static_list(d, "static_output_shape").unwrap_or_default();
+                if so.len() != rs.len() {
+                    return Err(format!(
+                        "expected number of static shape dims to be equal to the output rank ({}) but found {} inputs instead",
+                        rs.len(),
+                        so.len()
+                    ));
+                }
+            }
+            let groups = inherent(d, "reassociation")
+                .and_then(super::memref::reassociation)
+                .ok_or("requires attribute 'reassociation'")?;
+            let (collapsed, expanded) = if expand { (ss, rs) } else { (rs, ss) };
+            verify_tensor_reshape(collapsed, expanded, &groups)?;
+        }
+        "tensor.concat" => {
+            let Some(t) = res else {
+                return Err("expects one result".into());
+            };
+            verify_concat(m, ops, t, d.props.get("dim").and_then(Attribute::as_int))?;
+        }
+        "tensor.pad" => verify_pad(m, op)?,
+        "tensor.gather" | "tensor.scatter" => {
+            let gather = d.name == "tensor.gather";
+            let dims_name = if gather {
+                "gather_dims"
+            } else {
+                "scatter_dims"
+            };
+            let word = if gather { "gather" } else { "scatter" };
+            let dims = static_list(d, dims_name).unwrap_or_default();
+            let (big, idx) = match (gather, ops) {
+                (true, [s, i, ..]) => (m.value_type(*s), m.value_type(*i)),
+                (false, [_, dst, i, ..]) => (m.value_type(*dst), m.value_type(*i)),
+                _ => return Err("missing operands".into()),
+            };
+            let (Some((bs, _)), Some((is, _))) = (ranked(big), ranked(idx)) else {
+                return Ok(());
+            };
+            let what = if gather { "source" } else { "dest" };
+            if dims.is_empty() {
+                return Err(format!("{word}_dims must be non-empty"));
+            }
+            if dims.len() > bs.len() {
+                return Err(format!("{word}_dims overflow {what} rank"));
+            }
+            if is.last() != Some(&(dims.len() as i64)) {
+                return Err(format!(
+                    "{word}_dims length must match the size of last dimension of indices"
+                ));
+            }
+            for &v in &dims {
+                if v < 0 {
+                    return Err(format!("{word}_dims value must be non-negative"));
+                }
+                if v as usize >= bs.len() {
+                    return Err(format!(
+                        "{word}_dims value must be smaller than {what} rank"
+                    ));
+                }
+            }
+            if dims.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(format!("{word}_dims values must be strictly increasing"));
             }
         }
         "tensor.extract_slice" | "tensor.insert_slice" | "tensor.parallel_insert_slice" => {

@@ -249,6 +249,9 @@ impl<'a> Parser<'a> {
                 self.parse_less()?;
                 let e = self.parse_type()?;
                 self.parse_greater()?;
+                if !matches!(e.kind(), TypeKind::Integer { .. } | TypeKind::Float(_)) {
+                    return Err(Diagnostic::new(span, "invalid element type for complex"));
+                }
                 Ok(Type::new(TypeKind::Complex(e)))
             }
             "tuple" => {
@@ -265,6 +268,22 @@ impl<'a> Parser<'a> {
                 let (shape, scalable) = self.parse_dims(false, true)?;
                 let elem = self.parse_type()?;
                 self.parse_greater()?;
+                if shape.iter().any(|&d| d <= 0) {
+                    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+                    return Err(Diagnostic::new(
+                        span,
+                        format!(
+                            "vector types must have positive constant sizes but got {}",
+                            dims.join(", ")
+                        ),
+                    ));
+                }
+                if !valid_vector_elem(&elem) {
+                    return Err(Diagnostic::new(
+                        span,
+                        "failed to verify 'elementType': VectorElementTypeInterface instance",
+                    ));
+                }
                 Ok(Type::new(TypeKind::Vector {
                     shape,
                     scalable,
@@ -276,10 +295,12 @@ impl<'a> Parser<'a> {
                 if self.unranked_prefix()? {
                     let elem = self.parse_type()?;
                     self.parse_greater()?;
+                    check_tensor_elem(&elem, span)?;
                     return Ok(Type::new(TypeKind::UnrankedTensor { elem }));
                 }
                 let (shape, _) = self.parse_dims(true, false)?;
                 let elem = self.parse_type()?;
+                check_tensor_elem(&elem, span)?;
                 let encoding = if self.consume_if(Tok::Comma) {
                     Some(self.parse_attribute()?)
                 } else {
@@ -302,11 +323,14 @@ impl<'a> Parser<'a> {
                         None
                     };
                     self.parse_greater()?;
+                    check_memref_elem(&elem, span)?;
+                    check_memory_space(memory_space.as_ref(), span)?;
                     let memory_space = memory_space.filter(|a| !is_default_space(a));
                     return Ok(Type::new(TypeKind::UnrankedMemRef { elem, memory_space }));
                 }
                 let (shape, _) = self.parse_dims(true, false)?;
                 let elem = self.parse_type()?;
+                check_memref_elem(&elem, span)?;
                 let mut layout = None;
                 let mut memory_space = None;
                 while self.consume_if(Tok::Comma) {
@@ -326,6 +350,29 @@ impl<'a> Parser<'a> {
                     }
                 }
                 self.parse_greater()?;
+                check_memory_space(memory_space.as_ref(), span)?;
+                let rank = shape.len();
+                match &layout {
+                    Some(Attribute::AffineMap(m)) if m.num_dims as usize != rank => {
+                        return Err(Diagnostic::new(
+                            span,
+                            format!(
+                                "memref layout mismatch between rank and affine map: {} != {}",
+                                rank, m.num_dims
+                            ),
+                        ));
+                    }
+                    Some(Attribute::Strided { strides, .. }) if strides.len() != rank => {
+                        return Err(Diagnostic::new(
+                            span,
+                            "expected the number of strides to match the rank",
+                        ));
+                    }
+                    _ => {}
+                }
+                // An identity affine map is MLIR's default layout: `memref<4xf32,
+                // affine_map<(d0) -> (d0)>>` is the same type as `memref<4xf32>`.
+                let layout = layout.filter(|a| !is_identity_layout(a));
                 // Like MLIR's MemRefType::get: an integer memory space 0 is the default
                 // space and is dropped, so `memref<4xf32, 0>` is `memref<4xf32>`.
                 let memory_space = memory_space.filter(|a| !is_default_space(a));
@@ -544,5 +591,147 @@ fn scan_type_extent(b: &[u8], p: usize) -> Option<usize> {
 
 /// An integer memory-space attribute equal to 0 (MLIR's default memory space).
 fn is_default_space(a: &Attribute) -> bool {
-    matches!(a, Attribute::Integer { value: 0, .. })
+    matches!(
+        a,
+        Attribute::Integer { value: 0, .. } | Attribute::Bool(false)
+    )
+}
+
+/// True for an affine-map layout that is the identity (MLIR's default layout).
+fn is_identity_layout(a: &Attribute) -> bool {
+    matches!(a, Attribute::AffineMap(m) if m.is_identity())
+}
+
+/// The dialect namespace of a verbatim `!dialect.name...` / `#dialect.name...` text.
+fn dialect_of(text: &str) -> &str {
+    let t = text.trim_start_matches(['!', '#']);
+    let end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(t.len());
+    if t[end..].starts_with('.') {
+        &t[..end]
+    } else {
+        ""
+    }
+}
+
+/// Dialects that MLIR 22's `mlir-opt` registers (their types and attributes are real ones,
+/// where those of any other namespace are opaque).
+fn is_mlir_dialect(d: &str) -> bool {
+    const DIALECTS: &[&str] = &[
+        "acc",
+        "affine",
+        "amdgpu",
+        "amx",
+        "arith",
+        "arm_neon",
+        "arm_sme",
+        "arm_sve",
+        "async",
+        "bufferization",
+        "cf",
+        "complex",
+        "dlti",
+        "emitc",
+        "func",
+        "gpu",
+        "index",
+        "irdl",
+        "linalg",
+        "llvm",
+        "math",
+        "memref",
+        "ml_program",
+        "mpi",
+        "nvgpu",
+        "nvvm",
+        "omp",
+        "pdl",
+        "pdl_interp",
+        "ptr",
+        "quant",
+        "rocdl",
+        "scf",
+        "shape",
+        "shard",
+        "smt",
+        "sparse_tensor",
+        "spirv",
+        "tensor",
+        "tosa",
+        "transform",
+        "ub",
+        "vector",
+        "wasmssa",
+        "x86",
+        "x86vector",
+        "xegpu",
+        "xevm",
+    ];
+    DIALECTS.contains(&d)
+}
+
+/// MLIR's VectorElementTypeInterface: integers, index, floats and pointers.
+fn valid_vector_elem(t: &Type) -> bool {
+    match t.kind() {
+        TypeKind::Integer { .. } | TypeKind::Index | TypeKind::Float(_) => true,
+        TypeKind::Opaque(s) => {
+            let s = s.trim_start_matches('!');
+            s == "llvm.ptr" || s.starts_with("llvm.ptr<") || s.starts_with("ptr.ptr")
+        }
+        _ => false,
+    }
+}
+
+/// MLIR's `TensorType::isValidElementType`: any type of a dialect other than builtin, and
+/// of builtin ones the scalars, complex and vectors.
+fn check_tensor_elem(t: &Type, span: Span) -> PResult<()> {
+    match t.kind() {
+        TypeKind::RankedTensor { .. }
+        | TypeKind::UnrankedTensor { .. }
+        | TypeKind::MemRef { .. }
+        | TypeKind::UnrankedMemRef { .. }
+        | TypeKind::Tuple(_)
+        | TypeKind::None
+        | TypeKind::Function { .. } => Err(Diagnostic::new(span, "invalid tensor element type")),
+        _ => Ok(()),
+    }
+}
+
+/// MLIR's `BaseMemRefType::isValidElementType`: scalars, complex, vectors, memrefs and
+/// types with MemRefElementTypeInterface (of the upstream dialects, only `!ptr.ptr`).
+fn check_memref_elem(t: &Type, span: Span) -> PResult<()> {
+    let ok = match t.kind() {
+        TypeKind::Integer { .. }
+        | TypeKind::Index
+        | TypeKind::Float(_)
+        | TypeKind::Complex(_)
+        | TypeKind::Vector { .. }
+        | TypeKind::MemRef { .. }
+        | TypeKind::UnrankedMemRef { .. } => true,
+        TypeKind::Opaque(s) => s.trim_start_matches('!').starts_with("ptr.ptr"),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Diagnostic::new(span, "invalid memref element type"))
+    }
+}
+
+/// MLIR's `isSupportedMemorySpace`: integer, string and dictionary attributes, or an
+/// attribute of a (registered) dialect other than builtin.
+fn check_memory_space(a: Option<&Attribute>, span: Span) -> PResult<()> {
+    let ok = match a {
+        None => true,
+        Some(Attribute::Integer { .. } | Attribute::Bool(_) | Attribute::Dict(_)) => true,
+        Some(Attribute::String { .. }) => true,
+        Some(Attribute::Opaque(s)) => is_mlir_dialect(dialect_of(s)),
+        Some(_) => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Diagnostic::new(span, "unsupported memory space Attribute"))
+    }
 }

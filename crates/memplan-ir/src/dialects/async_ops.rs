@@ -1,0 +1,171 @@
+//! `async` dialect: `async.execute`, the one op of the dialect that MLIR writes in C++ (the
+//! others come from the op table's declarative formats).
+//!
+//! ```mlir
+//! %token, %value = async.execute [%dep] (%v as %x: !async.value<f32>) -> !async.value<f32> {
+//!   async.yield %x : f32
+//! }
+//! ```
+
+use crate::attrs::Attribute;
+use crate::ir::{OpId, OperationState};
+use crate::lexer::Tok;
+use crate::parser::{Delimiter, PResult, Parser};
+use crate::printer::Printer;
+use crate::registry::{traits, OpDef, Registry};
+use crate::types::{Type, TypeKind};
+
+use super::memref::{ensure_terminator, print_attrs_kw, single_block, types_of};
+use super::scf::make_args;
+
+const TOKEN: &str = "!async.token";
+const VALUE: &str = "!async.value<";
+
+/// Registers `async.execute`.
+pub fn register(r: &mut Registry) {
+    r.register(OpDef {
+        parse: Some(parse_execute),
+        print: Some(print_execute),
+        traits: traits::SINGLE_BLOCK,
+        inherent: &["operandSegmentSizes"],
+        ..OpDef::new("async.execute")
+    });
+}
+
+fn token() -> Type {
+    Type::new(TypeKind::Opaque(TOKEN.into()))
+}
+
+/// True if a body argument of type `arg` stands for an operand of type `t`: the payload of
+/// an `!async.value<T>`, else `t` itself.
+fn unwraps_to(t: &Type, arg: &Type) -> bool {
+    if let TypeKind::Opaque(s) = t.kind() {
+        if let Some(inner) = s.strip_prefix(VALUE).and_then(|r| r.strip_suffix('>')) {
+            return arg.to_string() == inner.trim();
+        }
+    }
+    t == arg
+}
+
+/// `async.execute [deps]? ((%v as %arg: T),*)? (-> types)? attr-dict-with-keyword region`,
+/// as MLIR's ExecuteOp::parse.
+fn parse_execute(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let deps = if p.at(Tok::LBracket) {
+        p.parse_operand_list_delimited(Delimiter::Square)?
+    } else {
+        Vec::new()
+    };
+    let mut vals = Vec::new();
+    let mut names = Vec::new();
+    let mut tys = Vec::new();
+    let mut arg_tys = Vec::new();
+    if p.consume_if(Tok::LParen) && !p.consume_if(Tok::RParen) {
+        loop {
+            vals.push(p.parse_operand()?);
+            p.parse_keyword("as")?;
+            names.push(p.parse_operand()?);
+            p.parse_colon()?;
+            let start = p.current_pos();
+            let t = p.parse_type()?;
+            let end = p.current_pos();
+            // the body argument is the payload of an `!async.value<T>`
+            let arg = if p.source()[start..].starts_with(VALUE) {
+                p.reset(start + VALUE.len());
+                let inner = p.parse_type()?;
+                p.reset(end);
+                inner
+            } else {
+                t.clone()
+            };
+            tys.push(t);
+            arg_tys.push(arg);
+            if !p.parse_optional_comma() {
+                break;
+            }
+        }
+        p.parse_rparen()?;
+    }
+    let results = p.parse_optional_arrow_type_list()?;
+    p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
+    let r = p.parse_region(&make_args(&names, &arg_tys))?;
+    ensure_terminator(p, r, "async.yield");
+    st.regions.push(r);
+    let tok = token();
+    for d in &deps {
+        st.operands.push(p.resolve_operand(d, &tok)?);
+    }
+    for (v, t) in vals.iter().zip(&tys) {
+        st.operands.push(p.resolve_operand(v, t)?);
+    }
+    st.props.set(
+        "operandSegmentSizes",
+        Attribute::i32_array(&[deps.len() as i64, vals.len() as i64]),
+    );
+    st.result_types.push(tok);
+    st.result_types.extend(results);
+    Ok(())
+}
+
+fn print_execute(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let d = m.op(op);
+    let Some(seg) = d
+        .props
+        .get("operandSegmentSizes")
+        .and_then(Attribute::as_int_array)
+        .filter(|s| s.len() == 2 && s.iter().all(|&x| x >= 0))
+    else {
+        return false;
+    };
+    let ops = m.operands(op);
+    let (nd, nv) = (seg[0] as usize, seg[1] as usize);
+    let res = m.results(op);
+    let [r] = m.regions(op) else {
+        return false;
+    };
+    let Some(b) = single_block(m, *r) else {
+        return false;
+    };
+    let args = m.block_args(b);
+    let tok = token();
+    let ok = nd + nv == ops.len()
+        && args.len() == nv
+        && !res.is_empty()
+        && m.value_type(res[0]) == &tok
+        && ops[..nd].iter().all(|&v| m.value_type(v) == &tok)
+        && ops[nd..]
+            .iter()
+            .zip(args)
+            .all(|(&v, &a)| unwraps_to(m.value_type(v), m.value_type(a)));
+    if !ok {
+        return false;
+    }
+    if nd > 0 {
+        p.write(" [");
+        p.print_operands(&ops[..nd]);
+        p.write("]");
+    }
+    if nv > 0 {
+        p.write(" (");
+        for (i, (&v, &a)) in ops[nd..].iter().zip(args).enumerate() {
+            if i > 0 {
+                p.write(", ");
+            }
+            p.print_operand(v);
+            p.write(" as ");
+            p.print_operand(a);
+            p.write(": ");
+            p.print_type(m.value_type(v));
+        }
+        p.write(")");
+    }
+    if res.len() > 1 {
+        p.write(" -> ");
+        let tys = types_of(m, &res[1..]);
+        p.print_function_result_types(&tys);
+    }
+    print_attrs_kw(p, op, &["operandSegmentSizes"]);
+    p.write(" ");
+    p.print_region(*r, false, true);
+    true
+}

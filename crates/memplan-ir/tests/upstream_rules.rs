@@ -1,0 +1,316 @@
+//! Type validity and verifier rules that measuring memplan on upstream MLIR test cases
+//! (scripts/upstream_cases.py) showed missing or too strict. Each entry is a small module
+//! of our own with the verdict MLIR 22 gives; where `mlir-opt-22` is installed the table
+//! itself is checked against it (required with MEMPLAN_REQUIRE_MLIR=1), so an entry with a
+//! wrong verdict fails instead of locking a mistake in.
+
+use memplan_ir::*;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// `None`: MLIR accepts the module; `Some(needle)`: MLIR rejects it and memplan's message
+/// must contain `needle`.
+const CASES: &[(&str, Option<&str>)] = &[
+    // ---- builtin type validity ----
+    ("func.func private @f(vector<2x0xf32>)", Some("positive constant sizes")),
+    ("func.func private @f(vector<[0]xf32>)", Some("positive constant sizes")),
+    ("func.func private @f(vector<3xcomplex<f32>>)", Some("VectorElementTypeInterface")),
+    ("func.func private @f(vector<3x!foo.t>)", Some("VectorElementTypeInterface")),
+    ("func.func private @f(vector<3x!llvm.ptr>, vector<[2]xindex>)", None),
+    ("func.func private @f(memref<3x!foo.t>)", Some("invalid memref element type")),
+    ("func.func private @f(memref<*xnone>)", Some("invalid memref element type")),
+    ("func.func private @f(memref<3xvector<2xi8>>, memref<2xmemref<4xf32>>, memref<2xcomplex<f64>>)", None),
+    ("func.func private @f(tensor<2xnone>)", Some("invalid tensor element type")),
+    ("func.func private @f(tensor<*xmemref<2xf32>>)", Some("invalid tensor element type")),
+    ("func.func private @f(tensor<2x!foo.t>, tensor<2xvector<3xf32>>)", None),
+    ("func.func private @f(complex<index>)", Some("invalid element type for complex")),
+    ("func.func private @f(complex<i8>)", None),
+    ("func.func private @f(memref<2xf32, #foo.space>)", Some("unsupported memory space")),
+    ("func.func private @f(memref<2xf32, i16>)", Some("unsupported memory space")),
+    ("func.func private @f(memref<*xf32, 1.5>)", Some("unsupported memory space")),
+    (
+        "func.func private @f(memref<2xf32, \"shared\">, memref<2xf32, {k = 1}>, memref<2xf32, #gpu.address_space<private>>, memref<2xf32, true>)",
+        None,
+    ),
+    ("func.func private @f(memref<2x3xf32, strided<[1]>>)", Some("number of strides to match the rank")),
+    (
+        "func.func private @f(memref<2x3xf32, affine_map<(a) -> (a)>>)",
+        Some("mismatch between rank and affine map"),
+    ),
+    // An identity layout map is the default layout: the two spellings are one type.
+    (
+        "func.func @f(%a: memref<5xf32, affine_map<(i) -> (i)>, 0>) -> memref<5xf32> {\n  return %a : memref<5xf32>\n}",
+        None,
+    ),
+    // ---- memref.subview: the result type is the inferred one, up to dropped unit dims ----
+    (
+        "func.func @f(%m: memref<6x6xf32>) {\n  %0 = memref.subview %m[1, 0] [2, 6] [1, 1] : memref<6x6xf32> to memref<2x6xf32, strided<[6, 1]>>\n  return\n}",
+        Some("mismatch of result layout"),
+    ),
+    (
+        "func.func @f(%m: memref<6x6xf32>) {\n  %0 = memref.subview %m[1, 0] [2, 6] [1, 1] : memref<6x6xf32> to memref<2x6xf32, strided<[6, 1], offset: 6>>\n  %1 = memref.subview %m[0, 1] [1, 3] [1, 2] : memref<6x6xf32> to memref<3xf32, strided<[2], offset: 1>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<6x6xf32>) {\n  %0 = memref.subview %m[0, 0] [2, 6] [1, 1] : memref<6x6xf32> to memref<3x6xf32>\n  return\n}",
+        Some("mismatch of result sizes"),
+    ),
+    (
+        "func.func @f(%m: memref<8xf32, affine_map<(i) -> (i mod 4)>>) {\n  %0 = memref.subview %m[0] [2] [1] : memref<8xf32, affine_map<(i) -> (i mod 4)>> to memref<2xf32>\n  return\n}",
+        Some("is not strided"),
+    ),
+    (
+        "func.func @f(%m: memref<8xf32, affine_map<(i)[s] -> (i * 2 + s)>>, %o: index) {\n  %0 = memref.subview %m[%o] [2] [1] : memref<8xf32, affine_map<(i)[s] -> (i * 2 + s)>> to memref<2xf32, strided<[2], offset: ?>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<8xf32>) {\n  %0 = memref.subview %m[-2] [2] [1] : memref<8xf32> to memref<2xf32, strided<[1], offset: -2>>\n  return\n}",
+        Some("offsets to be non-negative"),
+    ),
+    // ---- memref.reinterpret_cast: a static list entry may meet a `?` in the type ----
+    (
+        "func.func @f(%m: memref<?xf32>) {\n  %0 = memref.reinterpret_cast %m to offset: [3], sizes: [4, 4], strides: [4, 1] : memref<?xf32> to memref<4x4xf32, strided<[?, 1], offset: ?>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<?xf32>, %n: index) {\n  %0 = memref.reinterpret_cast %m to offset: [0], sizes: [%n], strides: [1] : memref<?xf32> to memref<4xf32>\n  return\n}",
+        Some("size = dynamic instead of 4"),
+    ),
+    // ---- memref.expand_shape / collapse_shape ----
+    (
+        "func.func @f(%m: memref<2x3xf32>) {\n  %0 = memref.collapse_shape %m [[0, 1]] : memref<2x3xf32> into memref<5xf32>\n  return\n}",
+        Some("must equal reassociation group size"),
+    ),
+    (
+        "func.func @f(%m: memref<?x3xf32>) {\n  %0 = memref.collapse_shape %m [[0, 1]] : memref<?x3xf32> into memref<6xf32>\n  return\n}",
+        Some("must be dynamic if and only if"),
+    ),
+    (
+        "func.func @f(%m: memref<4x8xf32, strided<[16, 1]>>) {\n  %0 = memref.collapse_shape %m [[0, 1]] : memref<4x8xf32, strided<[16, 1]>> into memref<32xf32, strided<[1]>>\n  return\n}",
+        Some("non-contiguous"),
+    ),
+    (
+        "func.func @f(%m: memref<4x8xf32, strided<[8, 1]>>, %e: memref<12xf32, strided<[3]>>) {\n  %0 = memref.collapse_shape %m [[0, 1]] : memref<4x8xf32, strided<[8, 1]>> into memref<32xf32, strided<[1]>>\n  %1 = memref.expand_shape %e [[0, 1]] output_shape [4, 3] : memref<12xf32, strided<[3]>> into memref<4x3xf32, strided<[9, 3]>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%e: memref<12xf32, strided<[3]>>) {\n  %1 = memref.expand_shape %e [[0, 1]] output_shape [4, 3] : memref<12xf32, strided<[3]>> into memref<4x3xf32>\n  return\n}",
+        Some("expected expanded type"),
+    ),
+    // A rank-1 `strided<[1]>` source counts as contiguous: the expanded type has no layout.
+    (
+        "func.func @f(%m: memref<16xi32, strided<[1]>>, %n: memref<16xi32, strided<[1], offset: 4>>) {\n  %0 = memref.expand_shape %m [[0, 1]] output_shape [8, 2] : memref<16xi32, strided<[1]>> into memref<8x2xi32>\n  %1 = memref.expand_shape %n [[0, 1]] output_shape [8, 2] : memref<16xi32, strided<[1], offset: 4>> into memref<8x2xi32, strided<[2, 1], offset: 4>>\n  return\n}",
+        None,
+    ),
+    // ---- tensor ops ----
+    (
+        "func.func @f(%t: tensor<2x5xf32>) {\n  %0 = tensor.collapse_shape %t [[0, 1]] : tensor<2x5xf32> into tensor<12xf32>\n  return\n}",
+        Some("static value of 10"),
+    ),
+    (
+        "func.func @f(%t: tensor<10xf32>) {\n  %0 = tensor.expand_shape %t [[0, 1]] output_shape [2] : tensor<10xf32> into tensor<2x5xf32>\n  return\n}",
+        Some("equal to the output rank"),
+    ),
+    (
+        "func.func @f(%a: tensor<2xf32>, %b: tensor<2x2xf32>) {\n  %0 = tensor.concat dim(0) %a, %b : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<4xf32>\n  return\n}",
+        Some("rank of concatenated inputs"),
+    ),
+    (
+        "func.func @f(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {\n  %0 = tensor.concat dim(0) %a, %b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<7x3xf32>\n  return\n}",
+        Some("does not match inferred shape"),
+    ),
+    (
+        "func.func @f(%a: tensor<2x3xf32>, %b: tensor<?x3xf32>) {\n  %0 = tensor.concat dim(0) %a, %b : (tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%t: tensor<3xi8>, %v: i8) {\n  %0 = tensor.pad %t low[1] high[1] {\n  ^bb0(%i: index, %j: index):\n    tensor.yield %v : i8\n  } : tensor<3xi8> to tensor<5xi8>\n  return\n}",
+        Some("block to have 1 arguments"),
+    ),
+    (
+        "func.func @f(%t: tensor<3xi8>, %v: i8) {\n  %0 = tensor.pad %t low[1] high[1] {\n  ^bb0(%i: index):\n    tensor.yield %v : i8\n  } : tensor<3xi8> to tensor<6xi8>\n  return\n}",
+        Some("does not match the inferred type"),
+    ),
+    (
+        "func.func @f(%t: tensor<3xi8>, %v: i8) {\n  %0 = tensor.pad %t low[1] high[1] {\n  ^bb0(%i: index):\n    tensor.yield %v : i8\n  } : tensor<3xi8> to tensor<5xi8>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%s: tensor<4x4xf32>, %i: tensor<2x1xindex>) {\n  %0 = tensor.gather %s[%i] gather_dims([]) : (tensor<4x4xf32>, tensor<2x1xindex>) -> tensor<2x4x4xf32>\n  return\n}",
+        Some("gather_dims must be non-empty"),
+    ),
+    (
+        "func.func @f(%t: tensor<f32>, %i: index) {\n  %0 = tensor.dim %t, %i : tensor<f32>\n  return\n}",
+        Some("non-0-ranked"),
+    ),
+    (
+        "func.func @f(%v: f32, %n: index) {\n  %0 = tensor.splat %v[%n] : tensor<?x2x?xf32>\n  return\n}",
+        Some("incorrect number of dynamic sizes"),
+    ),
+    // ---- memref.cast strides, memref.prefetch locality ----
+    (
+        "func.func @f(%m: memref<4x4xf32, strided<[4, 1]>>) {\n  %0 = memref.cast %m : memref<4x4xf32, strided<[4, 1]>> to memref<4x4xf32, strided<[8, 1]>>\n  return\n}",
+        Some("cast incompatible"),
+    ),
+    (
+        "func.func @f(%m: memref<4x4xf32, strided<[4, 1]>>) {\n  %0 = memref.cast %m : memref<4x4xf32, strided<[4, 1]>> to memref<4x4xf32, strided<[?, 1], offset: ?>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<8xf32>, %i: index) {\n  memref.prefetch %m[%i], write, locality<4>, instr : memref<8xf32>\n  return\n}",
+        Some("maximum value is 3"),
+    ),
+    // ---- gpu reductions (these were only rejected before because they did not parse) ----
+    (
+        "gpu.module @m {\n  gpu.func @k(%a: f32) kernel {\n    %0 = gpu.all_reduce or %a {\n    } : (f32) -> f32\n    gpu.return\n  }\n}",
+        Some("not compatible with type"),
+    ),
+    (
+        "gpu.module @m {\n  gpu.func @k(%a: f32) kernel {\n    %0 = gpu.all_reduce %a {\n    ^bb0(%x: f32, %y: f32):\n      gpu.yield %x, %y : f32, f32\n    } : (f32) -> f32\n    gpu.return\n  }\n}",
+        Some("expected one gpu.yield operand"),
+    ),
+    (
+        "gpu.module @m {\n  gpu.func @k(%a: i32) kernel {\n    %0 = gpu.subgroup_reduce add %a cluster(size = 6) : (i32) -> i32\n    gpu.return\n  }\n}",
+        Some("is not a power of two"),
+    ),
+    (
+        "gpu.module @m {\n  gpu.func @k(%a: i32) kernel {\n    %0 = gpu.subgroup_reduce maxsi %a cluster(size = 8, stride = 2) : (i32) -> i32\n    %1 = gpu.all_reduce and %a uniform {\n    } : (i32) -> i32\n    gpu.return\n  }\n}",
+        None,
+    ),
+    // ---- scf.reduce ----
+    (
+        "func.func @f(%n: index, %x: i32) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%x : i32) {\n    ^bb0(%a: i32, %b: i32):\n      \"foo.done\"() : () -> ()\n    }\n  }\n  return\n}",
+        Some("terminated with an 'scf.reduce.return'"),
+    ),
+    (
+        "func.func @f(%n: index, %x: i32, %y: i64) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%y : i64) {\n    ^bb0(%a: i64, %b: i64):\n      scf.reduce.return %a : i64\n    }\n  }\n  return\n}",
+        Some("0-th reduction operand"),
+    ),
+    (
+        "func.func @f(%n: index, %x: i32) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%x : i32) {\n    ^bb0(%a: i32, %b: i32):\n      %s = arith.addi %a, %b : i32\n      scf.reduce.return %s : i32\n    }\n  }\n  return\n}",
+        None,
+    ),
+];
+
+/// Valid modules whose print (custom and generic) must read back to the same module; with
+/// `mlir-opt-22` installed, both prints must also normalise to what it prints for the input.
+const ROUND_TRIPS: &[&str] = &[
+    // llvm.call: indirect callee, vararg callee type, tail-call kind and calling convention.
+    "llvm.func @h(i64) -> i64\nllvm.func @v(i8, ...)\nfunc.func @f(%x: i64, %y: i8) {\n  %p = llvm.mlir.addressof @h : !llvm.ptr\n  %0 = llvm.call %p(%x) : !llvm.ptr, (i64) -> i64\n  llvm.call @v(%y, %x) vararg(!llvm.func<void (i8, ...)>) : (i8, i64) -> ()\n  %q = llvm.mlir.addressof @v : !llvm.ptr\n  llvm.call %q(%y) vararg(!llvm.func<void (i8, ...)>) : !llvm.ptr, (i8) -> ()\n  %1 = llvm.call tail @h(%x) : (i64) -> i64\n  %2 = llvm.call coldcc @h(%x) : (i64) -> i64\n  return\n}",
+    // llvm.icmp on vectors gives a vector of i1.
+    "func.func @f(%a: vector<4xi16>, %b: vector<2x!llvm.ptr>) -> (vector<4xi1>, vector<2xi1>) {\n  %0 = llvm.icmp \"ult\" %a, %a : vector<4xi16>\n  %1 = llvm.icmp \"eq\" %b, %b : vector<2x!llvm.ptr>\n  return %0, %1 : vector<4xi1>, vector<2xi1>\n}",
+    // gpu reductions: the reduction kind is a bare keyword, optional for all_reduce.
+    "gpu.module @m {\n  gpu.func @k(%a: f32, %v: vector<2xi32>) kernel {\n    %0 = gpu.all_reduce maxnumf %a uniform {\n    } : (f32) -> f32\n    %1 = gpu.all_reduce %a {\n    ^bb0(%x: f32, %y: f32):\n      %s = arith.mulf %x, %y : f32\n      gpu.yield %s : f32\n    } : (f32) -> f32\n    %2 = gpu.subgroup_reduce xor %v cluster(size = 2) : (vector<2xi32>) -> vector<2xi32>\n    gpu.return\n  }\n}",
+    // gpu.launch names its kernel `module`/`function`; gpu.binary's default handler.
+    "module attributes {gpu.container_module} {\n  func.func @f(%n: index) {\n    gpu.launch blocks(%a, %b, %c) in (%x = %n, %y = %n, %z = %n) threads(%d, %e, %g) in (%u = %n, %v = %n, %w = %n) module(@mm) function(@ff) {\n      gpu.terminator\n    }\n    return\n  }\n  gpu.binary @bin [#gpu.object<#rocdl.target, \"\">]\n}",
+    // async.execute (written in C++ upstream): dependencies, unwrapped value operands,
+    // results, implicit terminator; a parameterless dialect type is printed in full.
+    "func.func @f(%t: !async.token, %v: !async.value<i32>, %n: index) -> !async.value<i32> {\n  %a, %r = async.execute [%t] (%v as %x: !async.value<i32>) -> !async.value<i32> {\n    async.yield %x : i32\n  }\n  %b = async.execute {\n  }\n  %g = async.create_group %n : !async.group\n  return %r : !async.value<i32>\n}",
+    // nvvm.mma.sync (C++ upstream): PTX types inferred from the operand types when left out.
+    "func.func @f(%a: vector<2xf16>, %b: vector<2xf16>, %c: f32, %i: i32) {\n  %0 = nvvm.mma.sync A[%a, %a, %a, %a] B[%b, %b] C[%c, %c, %c, %c] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>\n  %1 = nvvm.mma.sync A[%i, %i] B[%i] C[%i, %i, %i, %i] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<u8>, multiplicandBPtxType = #nvvm.mma_type<s8>, intOverflowBehavior = #nvvm.mma_int_overflow<satfinite>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>\n  return\n}",
+    // getelementptr flags may have blanks around `|`.
+    "llvm.func @f(%p: !llvm.ptr, %i: i32) -> !llvm.ptr {\n  %0 = llvm.getelementptr inbounds | nuw %p[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32\n  llvm.return %0 : !llvm.ptr\n}",
+];
+
+fn print(src: &str, generic: bool) -> String {
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(src, &reg, ParseOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {src}", e.message));
+    verify(&m, &reg).unwrap_or_else(|e| panic!("{}: {src}", e.message));
+    print_module(
+        &m,
+        &reg,
+        PrintOptions {
+            generic,
+            ..PrintOptions::default()
+        },
+    )
+}
+
+/// `mlir-opt-22`'s generic, local-scope print of `src` (`None` without the tool or when it
+/// rejects the input).
+fn mlir_normalised(src: &str) -> Option<String> {
+    let mut child = Command::new("mlir-opt-22")
+        .args([
+            "--allow-unregistered-dialect",
+            "--mlir-print-op-generic",
+            "--mlir-print-local-scope",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
+    let out = child.wait_with_output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn round_trips_read_back_the_same() {
+    for src in ROUND_TRIPS {
+        let g = print(src, true);
+        for form in [print(src, false), g.clone()] {
+            assert_eq!(
+                print(&form, true),
+                g,
+                "print does not read back the same:\n{form}"
+            );
+            if let Some(want) = mlir_normalised(src) {
+                assert_eq!(
+                    mlir_normalised(&form).as_deref(),
+                    Some(want.as_str()),
+                    "{form}"
+                );
+            }
+        }
+    }
+}
+
+fn memplan_verdict(src: &str) -> Result<(), String> {
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(src, &reg, ParseOptions::default()).map_err(|d| d.message)?;
+    verify(&m, &reg).map_err(|d| d.message)
+}
+
+/// mlir-opt-22's verdict (`None` when the tool is not installed).
+fn mlir_verdict(src: &str) -> Option<bool> {
+    let mut child = Command::new("mlir-opt-22")
+        .arg("--allow-unregistered-dialect")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
+    Some(child.wait().ok()?.success())
+}
+
+#[test]
+fn memplan_agrees_with_mlir_22_on_each_case() {
+    let require = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
+    let mut oracle_used = false;
+    let mut bad = Vec::new();
+    for (src, want) in CASES {
+        match (memplan_verdict(src), want) {
+            (Ok(()), None) => {}
+            (Err(e), Some(needle)) if e.contains(needle) => {}
+            (Err(e), Some(needle)) => bad.push(format!("message {e:?} lacks {needle:?}:\n{src}")),
+            (Ok(()), Some(_)) => bad.push(format!("memplan accepts what MLIR rejects:\n{src}")),
+            (Err(e), None) => bad.push(format!("memplan rejects what MLIR accepts ({e}):\n{src}")),
+        }
+        if let Some(ok) = mlir_verdict(src) {
+            oracle_used = true;
+            if ok != want.is_none() {
+                bad.push(format!("mlir-opt-22 disagrees with the table:\n{src}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    assert!(
+        oracle_used || !require,
+        "MEMPLAN_REQUIRE_MLIR=1 but mlir-opt-22 did not run"
+    );
+}
