@@ -20,11 +20,11 @@ Checks, per input:
              engine's parser).
 
 mlir-opt-22 runs once per batch (`--split-input-file`); memplan once per input. Prints a summary
-with disagreement classes; `--report FILE` writes it as markdown; `--keep DIR` keeps every
-disagreeing input.
+with disagreement classes; `--report FILE` writes it as markdown; `--keep DIR` keeps the first
+`--keep-each N` (default 1) disagreeing inputs of each class and message pattern.
 
 usage: fuzz_ods.py [--seed N] [--modules N] [--mutants N] [--batch N] [--jobs N]
-                   [--memplan BIN] [--mlir-opt BIN] [--report FILE] [--keep DIR]
+                   [--memplan BIN] [--mlir-opt BIN] [--report FILE] [--keep DIR [--keep-each N]]
                    [--min-gen PCT] [--min-custom PCT] [--min-reject PCT]
 """
 
@@ -385,7 +385,8 @@ def main():
     ap.add_argument("--min-gen", type=float, help="fail unless the generated round trip agrees at least this often (percent)")
     ap.add_argument("--min-custom", type=float, help="same for mlir-opt-22's custom form read by memplan")
     ap.add_argument("--min-reject", type=float, help="same for mutants mlir-opt-22 rejects that memplan rejects")
-    ap.add_argument("--keep")
+    ap.add_argument("--keep", help="directory: keep disagreeing inputs there")
+    ap.add_argument("--keep-each", type=int, default=1, help="inputs kept per class and message pattern")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     gen = Gen(load_table(TABLE), rng)
@@ -398,12 +399,13 @@ def main():
 
     def note(cls, key, text):
         classes[cls][key] += 1
-        if a.keep and (cls, key) not in examples:
+        # keep up to --keep-each inputs per class and message pattern
+        if a.keep and examples.get((cls, key), 0) < a.keep_each:
             os.makedirs(a.keep, exist_ok=True)
-            p = os.path.join(a.keep, f"{cls}-{len(examples):04d}.mlir")
+            p = os.path.join(a.keep, f"{cls}-{sum(examples.values()):04d}.mlir")
             with open(p, "w") as f:
                 f.write(f"// {cls}: {key}\n{text}")
-            examples[(cls, key)] = p
+            examples[(cls, key)] = examples.get((cls, key), 0) + 1
 
     done = 0
     while done < a.modules:

@@ -284,6 +284,10 @@ class Reader:
             req = "d"
         elif rec.get("isOptional") in (1, "1") or n == "UnitAttr":
             req = "o"
+        elif isinstance(rec.get("defaultValue"), str) and rec["defaultValue"]:
+            # an attribute constraint with its own default (e.g. an EnumAttr with
+            # `defaultValue`): MLIR neither requires it nor prints it when it is the default
+            req = "d"
         base = rec
         seen = 0
         while defname(base.get("baseAttr")) and seen < 10:

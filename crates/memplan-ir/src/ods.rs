@@ -1024,11 +1024,12 @@ fn parse_type_list_for(
             }
         }
         _ => {
-            if p.at_type() {
+            // MLIR's generated parsers read a variadic's `type(...)` with `parseTypeList`,
+            // which wants at least one type (an empty group is written by leaving out an
+            // optional group, never by an empty list)
+            v.push(p.parse_type()?);
+            while p.consume_if(Tok::Comma) {
                 v.push(p.parse_type()?);
-                while p.consume_if(Tok::Comma) {
-                    v.push(p.parse_type()?);
-                }
             }
         }
     }
@@ -1891,7 +1892,34 @@ fn printable(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) 
             }
         }
     }
-    customs_printable(m, &fmt.elems, cx)
+    customs_printable(m, &fmt.elems, cx) && no_empty_type_list(m, id, op, &fmt.elems, cx)
+}
+
+/// False if the format would write an empty `type($variadic)` list: MLIR's parsers (and
+/// memplan's) cannot read that back, so such an op prints in generic form.
+fn no_empty_type_list(
+    m: &Module,
+    id: OpId,
+    op: &OdsOp,
+    elems: &[Elem],
+    cx: &PrintCtx<'_>,
+) -> bool {
+    elems.iter().all(|e| match e {
+        Elem::Type(TypeRef::Operand(i), _) => {
+            op.operands[*i].arity != Arity::Variadic || !cx.operands[*i].is_empty()
+        }
+        Elem::Type(TypeRef::Result(i), _) => {
+            op.results[*i].arity != Arity::Variadic || !cx.results[*i].is_empty()
+        }
+        Elem::Optional(a, anchor, b) => {
+            if elem_present(m, id, op, cx, &a[*anchor]) {
+                no_empty_type_list(m, id, op, a, cx)
+            } else {
+                no_empty_type_list(m, id, op, b, cx)
+            }
+        }
+        _ => true,
+    })
 }
 
 /// The custom directives print only what their parsers give back.
