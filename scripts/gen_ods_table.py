@@ -14,13 +14,14 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               SameVariadicResultSize, InferTypeOpInterface, SingleBlockImplicitTerminator=OP,
               AllTypesMatch=a|b, TypesMatchWith=from|to|how, CustomAssemblyFormat)
   operands    `;`-separated `name kind type`: kind `1` single, `?` optional, `*` variadic,
-              `**` variadic of variadic; type `=T` (the constraint builds exactly type T, written
-              as MLIR text), `~!dialect.mnemonic` (a dialect type class: formats print only its parameters),
+              `**:ATTR` variadic of variadic (ATTR: the attribute with its group sizes); type
+              `=T` (the constraint builds exactly type T, written as MLIR text),
+              `~!dialect.mnemonic` (a dialect type class: formats print only its parameters),
               `~!dialect.mnemonic=T` (both) or
               `:Name` (any other constraint, by its ODS name, or its summary)
   attributes  `;`-separated `name req kind`: req `r` required, `o` optional, `d` has a default;
               kind (see memplan-ir's ods.rs): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
-              case|case, typed:=T, type, darray:T, sym, str, attr, strip:#dia.mnemonic:style,
+              case|case, typed:=T, type, darray:T, sym, symname, str, attr, strip:#dia.mnemonic:style,
               uprop, prop:Name
   results     like operands
   regions     `;`-separated `name kind` (1 or *)
@@ -231,6 +232,8 @@ class Reader:
         kind = "1"
         if "VariadicOfVariadic" in sc:
             kind = "**"
+            if rec.get("segmentAttrName"):
+                kind += ":" + rec["segmentAttrName"]
         elif "Variadic" in sc:
             kind = "*"
         elif "Optional" in sc:
@@ -325,6 +328,8 @@ class Reader:
             t = builder_type(call, self.typedefs) if call else None
             if t:
                 return req, "typed:=" + t
+        if bname == "SymbolNameAttr":
+            return req, "symname"
         if "StringBasedAttr" in bsc:
             return req, "str"
         if bname in ("FlatSymbolRefAttr", "SymbolRefAttr"):
