@@ -12,7 +12,9 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               NoTerminator, SingleBlock, SymbolTable, SameOperandsAndResultType, SameTypeOperands,
               AttrSizedOperandSegments, AttrSizedResultSegments, SameVariadicOperandSize,
               SameVariadicResultSize, InferTypeOpInterface, SingleBlockImplicitTerminator=OP,
-              AllTypesMatch=a|b, TypesMatchWith=from|to|how, CustomAssemblyFormat)
+              AllTypesMatch=a|b, TypesMatchWith=from|to|how, ElemSame=r0|o1|summary (element
+              types of result 0 and operand 1 equal; the summary with `+` for spaces),
+              CustomAssemblyFormat)
   operands    `;`-separated `name kind type`: kind `1` single, `?` optional, `*` variadic,
               `**:ATTR` variadic of variadic (ATTR: the attribute with its group sizes); type
               `=T` (the constraint builds exactly type T, written as MLIR text),
@@ -380,6 +382,20 @@ class Reader:
 
                 opt = "?" if tsc[-1] == "OptionalTypesMatchWith" else ""
                 out.append(f"TypesMatchWith{opt}={tr['lhs']}|{tr['rhs']}|{how}")
+            elif "PredOpTrait" in tsc and defname(tr.get("predicate")):
+                # `TCresVTEtIsSameAsOp` and friends: the element types (or the types) of two
+                # values by flat index must be equal
+                pe = re.sub(r"\s+", " ", self.r[defname(tr["predicate"])].get("predExpr") or "")
+                m = re.fullmatch(
+                    r"\(getElementTypeOrSelf\(\$_op\.get(Result|Operand)\((\d+)\)\) == "
+                    r"getElementTypeOrSelf\(\$_op\.get(Result|Operand)\((\d+)\)\)\)",
+                    pe,
+                )
+                if m:
+                    a = m.group(1)[0].lower() + m.group(2)
+                    b = m.group(3)[0].lower() + m.group(4)
+                    why = re.sub(r"[^A-Za-z0-9 ']", "", tr.get("summary") or "").replace(" ", "+")
+                    out.append(f"ElemSame={a}|{b}|{why}")
             elif not tr["!anonymous"] and n in ("InferTypeOpAdaptorWithIsCompatible",):
                 out.append("InferTypeOpInterface")
             elif "OpInterfaceTrait" in tsc or "DeclareOpInterfaceMethods" in tsc:

@@ -3458,3 +3458,223 @@ fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
         },
     })
 }
+
+// ===== C++ verifier rules =====
+
+/// Checks that MLIR states in C++ (`verify()` methods, `PredOpTrait`s) rather than in
+/// the table's constraints: the table's `ElemSame` predicates, for every table op (hand-written
+/// ones included), and the rules below, each as MLIR 22 checks it. Run by the verifier after an
+/// op's own checks; ops outside the table pass.
+pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
+    let d = m.op(id);
+    let Some(op) = ods_of(&d.name) else {
+        return Ok(());
+    };
+    let ops = m.operands(id);
+    let rs = m.results(id);
+    for v in op.trait_values("ElemSame") {
+        let mut it = v.split('|');
+        let (Some(a), Some(b), Some(why)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        let pick = |x: &str| -> Option<Type> {
+            let (kind, idx) = x.split_at(1);
+            let idx: usize = idx.parse().ok()?;
+            let v = if kind == "r" {
+                rs.get(idx)
+            } else {
+                ops.get(idx)
+            };
+            v.map(|&v| elem_or_self(m.value_type(v)))
+        };
+        if let (Some(x), Some(y)) = (pick(a), pick(b)) {
+            if x != y {
+                return Err(format!("failed to verify that {}", why.replace('+', " ")));
+            }
+        }
+    }
+    let ty = |v: &ValueId| m.value_type(*v);
+    let elem_of_memref = |t: &Type| match t.kind() {
+        TypeKind::MemRef { elem, .. } | TypeKind::UnrankedMemRef { elem, .. } => Some(elem.clone()),
+        _ => None,
+    };
+    // vector loads/stores: a scalar memref element type equals the vector's element type
+    let vec_vs_base = |value: Option<&ValueId>, base: Option<&ValueId>, msg: &str| {
+        let (Some(v), Some(b)) = (value, base) else {
+            return Ok(());
+        };
+        let Some(be) = elem_of_memref(ty(b)) else {
+            return Ok(());
+        };
+        if matches!(be.kind(), TypeKind::Vector { .. }) {
+            return Ok(());
+        }
+        match ty(v).kind() {
+            TypeKind::Vector { elem, .. } if *elem != be => Err(msg.to_string()),
+            _ => Ok(()),
+        }
+    };
+    match op.name {
+        "memref.distinct_objects" => {
+            let a: Vec<&Type> = ops.iter().map(ty).collect();
+            let b: Vec<&Type> = rs.iter().map(ty).collect();
+            if a != b {
+                return Err("operand types and result types must match".into());
+            }
+        }
+        "vector.to_elements" => {
+            if let Some(TypeKind::Vector { shape, elem, .. }) = ops.first().map(|v| ty(v).kind()) {
+                let n: i64 = shape.iter().product();
+                if rs.len() as i64 != n || rs.iter().any(|r| ty(r) != elem) {
+                    return Err("failed to verify that shaped type 'source' matches 'elements' element count and types".into());
+                }
+            }
+        }
+        "vector.store" => vec_vs_base(
+            ops.first(),
+            ops.get(1),
+            "base and valueToStore element type should match",
+        )?,
+        "vector.load" => vec_vs_base(
+            rs.first(),
+            ops.first(),
+            "base and result element types should match",
+        )?,
+        "vector.maskedload" => vec_vs_base(
+            rs.first(),
+            ops.first(),
+            "base and result element type should match",
+        )?,
+        "vector.maskedstore" => vec_vs_base(
+            ops.last(),
+            ops.first(),
+            "base and valueToStore element type should match",
+        )?,
+        "vector.interleave" | "vector.deinterleave" => {
+            let trailing = |t: &Type| match t.kind() {
+                TypeKind::Vector { shape, .. } => Some(shape.last().copied().unwrap_or(1)),
+                _ => None,
+            };
+            let (Some(a), Some(r)) = (ops.first(), rs.first()) else {
+                return Ok(());
+            };
+            let (Some(x), Some(y)) = (trailing(ty(a)), trailing(ty(r))) else {
+                return Ok(());
+            };
+            if op.name == "vector.interleave" && y != 2 * x {
+                return Err(
+                    "failed to verify that type of 'result' is double the width of the inputs"
+                        .into(),
+                );
+            }
+            if op.name == "vector.deinterleave" {
+                if x % 2 != 0 {
+                    return Err("failed to verify that the trailing dimension of the source vector has an even number of elements".into());
+                }
+                if y * 2 != x {
+                    return Err("failed to verify that the trailing dimension of the results is half the width of source trailing dimension".into());
+                }
+            }
+        }
+        "index.casts" | "index.castu" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                if !((a.is_index() && r.is_integer()) || (a.is_integer() && r.is_index())) {
+                    return Err(format!(
+                        "operand type '{a}' and result type '{r}' are cast incompatible"
+                    ));
+                }
+            }
+        }
+        "memref.memory_space_cast" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                let ok = match (a.kind(), r.kind()) {
+                    (
+                        TypeKind::MemRef {
+                            shape: s1,
+                            elem: e1,
+                            layout: l1,
+                            ..
+                        },
+                        TypeKind::MemRef {
+                            shape: s2,
+                            elem: e2,
+                            layout: l2,
+                            ..
+                        },
+                    ) => s1 == s2 && e1 == e2 && l1 == l2,
+                    (
+                        TypeKind::UnrankedMemRef { elem: e1, .. },
+                        TypeKind::UnrankedMemRef { elem: e2, .. },
+                    ) => e1 == e2,
+                    _ => false,
+                };
+                if !ok {
+                    return Err(format!(
+                        "operand type '{a}' and result type '{r}' are cast incompatible"
+                    ));
+                }
+            }
+        }
+        "async.await" => {
+            if let Some(a) = ops.first() {
+                if let TypeKind::Opaque(t) = ty(a).kind() {
+                    if t == "!async.token" && !rs.is_empty() {
+                        return Err("awaiting on a token must have empty result".into());
+                    }
+                    if let Some(inner) = t
+                        .strip_prefix("!async.value<")
+                        .and_then(|x| x.strip_suffix('>'))
+                    {
+                        if let [r] = rs {
+                            if ty(r).to_string() != inner.trim() {
+                                return Err(format!(
+                                    "result type '{}' does not match async value type '{}'",
+                                    ty(r),
+                                    inner.trim()
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        "amdgpu.permlane_swap" => {
+            if let Some(Attribute::Integer { value, .. }) = d
+                .props
+                .get("row_length")
+                .or_else(|| d.attrs.get("row_length"))
+            {
+                if *value != 16 && *value != 32 {
+                    return Err("row_length attribute must either be 16 or 32.".into());
+                }
+            }
+        }
+        "nvvm.setmaxregister" => {
+            if let Some(Attribute::Integer { value, .. }) =
+                d.props.get("regCount").or_else(|| d.attrs.get("regCount"))
+            {
+                if value % 8 != 0 {
+                    return Err("new register size must be multiple of 8".into());
+                }
+                if !(24..=256).contains(value) {
+                    return Err("new register size must be in between 24 to 256".into());
+                }
+            }
+        }
+        "llvm.comdat_selector" => {
+            let table_parent = m
+                .parent_op(id)
+                .map(|p| m.op(p).name.as_str())
+                .is_some_and(|n| {
+                    n == "builtin.module" || ods_of(n).is_some_and(|o| o.has_trait("SymbolTable"))
+                });
+            if !table_parent {
+                return Err("symbol's parent must have the SymbolTable trait".into());
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}

@@ -240,3 +240,63 @@ fn engine_defaults_and_unreadable_forms() {
         "{out}"
     );
 }
+
+/// C++ verifier rules (`verify_cpp_rules`): each accepted form and each rejected one was
+/// checked against mlir-opt-22 (same accept/reject, same message where noted).
+#[test]
+fn cpp_verifier_rules_accept_and_reject() {
+    let head = "func.func @f(%v: vector<4xf32>, %vi: vector<4xi32>, %m: memref<8xf32>, %mu: memref<*xf32>, %i: index, %mk: vector<4xi1>, %w: vector<2x4xf32>, %w3: vector<2x3xf32>, %x: f32, %n: i32, %t: !async.token, %av: !async.value<f32>) {\n";
+    let ok = [
+        "%0:4 = vector.to_elements %v : vector<4xf32>",
+        "%1:2 = memref.distinct_objects %m, %m : memref<8xf32>, memref<8xf32>",
+        "vector.store %v, %m[%i] : memref<8xf32>, vector<4xf32>",
+        "%2 = vector.load %m[%i] : memref<8xf32>, vector<4xf32>",
+        "%3 = vector.maskedload %m[%i], %mk, %v : memref<8xf32>, vector<4xi1>, vector<4xf32> into vector<4xf32>",
+        "vector.maskedstore %m[%i], %mk, %v : memref<8xf32>, vector<4xi1>, vector<4xf32>",
+        "%4 = vector.interleave %v, %v : vector<4xf32> -> vector<8xf32>",
+        "%5, %6 = vector.deinterleave %w : vector<2x4xf32> -> vector<2x2xf32>",
+        "%7 = index.casts %n : i32 to index",
+        "%8 = index.castu %i : index to i64",
+        "%9 = memref.memory_space_cast %m : memref<8xf32> to memref<8xf32, 1>",
+        "%10 = memref.memory_space_cast %mu : memref<*xf32> to memref<*xf32, 1>",
+        "async.await %t : !async.token",
+        "%11 = async.await %av : !async.value<f32>",
+        "%12 = amdgpu.permlane_swap %x 16 : f32",
+        "nvvm.setmaxregister increase 256",
+        "%13 = vector.reduction <add>, %v : vector<4xf32> into f32",
+        "%14 = vector.broadcast %x : f32 to vector<4xf32>",
+    ];
+    for l in ok {
+        roundtrip(&format!("{head}  {l}\n  return\n}}\n"));
+    }
+    let _ = roundtrip("llvm.comdat @c {\n  llvm.comdat_selector @any any\n}\n");
+    let bad = [
+        ("%0:3 = \"vector.to_elements\"(%v) : (vector<4xf32>) -> (f32, f32, f32)", "element count and types"),
+        ("%0:4 = \"vector.to_elements\"(%v) : (vector<4xf32>) -> (f32, f32, f32, i32)", "element count and types"),
+        ("%1:2 = \"memref.distinct_objects\"(%m, %m) : (memref<8xf32>, memref<8xf32>) -> (memref<8xf32>, memref<4xf32>)", "operand types and result types must match"),
+        ("\"vector.store\"(%vi, %m, %i) : (vector<4xi32>, memref<8xf32>, index) -> ()", "base and valueToStore element type should match"),
+        ("%2 = \"vector.load\"(%m, %i) : (memref<8xf32>, index) -> vector<4xi32>", "base and result element types should match"),
+        ("%3 = \"vector.maskedload\"(%m, %i, %mk, %vi) : (memref<8xf32>, index, vector<4xi1>, vector<4xi32>) -> vector<4xi32>", "base and result element type should match"),
+        ("\"vector.maskedstore\"(%m, %i, %mk, %vi) : (memref<8xf32>, index, vector<4xi1>, vector<4xi32>) -> ()", "base and valueToStore element type should match"),
+        ("%4 = \"vector.interleave\"(%v, %v) : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>", "double the width"),
+        ("%5, %6 = \"vector.deinterleave\"(%w3) : (vector<2x3xf32>) -> (vector<2x1xf32>, vector<2x1xf32>)", "even number of elements"),
+        ("%5, %6 = \"vector.deinterleave\"(%w) : (vector<2x4xf32>) -> (vector<2x4xf32>, vector<2x4xf32>)", "half the width"),
+        ("%7 = \"index.casts\"(%n) : (i32) -> i32", "cast incompatible"),
+        ("%7 = \"index.casts\"(%i) : (index) -> index", "cast incompatible"),
+        ("%7 = \"index.castu\"(%n) : (i32) -> i64", "cast incompatible"),
+        ("%9 = \"memref.memory_space_cast\"(%m) : (memref<8xf32>) -> memref<*xf32, 1>", "cast incompatible"),
+        ("%9 = \"memref.memory_space_cast\"(%m) : (memref<8xf32>) -> memref<4xf32, 1>", "cast incompatible"),
+        ("%11 = \"async.await\"(%t) : (!async.token) -> f32", "awaiting on a token must have empty result"),
+        ("%11 = \"async.await\"(%av) : (!async.value<f32>) -> i32", "does not match async value type"),
+        ("%12 = \"amdgpu.permlane_swap\"(%x) <{row_length = 8 : i32}> : (f32) -> f32", "row_length attribute must either be 16 or 32"),
+        ("\"nvvm.setmaxregister\"() <{regCount = 20 : i32, action = #nvvm<action increase>}> : () -> ()", "multiple of 8"),
+        ("\"nvvm.setmaxregister\"() <{regCount = 264 : i32, action = #nvvm<action increase>}> : () -> ()", "in between 24 to 256"),
+        ("%13 = \"vector.reduction\"(%v) <{kind = #vector.kind<add>}> : (vector<4xf32>) -> i32", "source operand and result have same element type"),
+        ("%14 = \"vector.broadcast\"(%x) : (f32) -> vector<4xi32>", "source operand and result have same element type"),
+        ("\"llvm.comdat_selector\"() <{sym_name = \"c\", comdat = 0 : i64}> : () -> ()", "symbol's parent must have the SymbolTable trait"),
+    ];
+    for (l, want) in bad {
+        let e = rejected(&format!("{head}  {l}\n  return\n}}\n"));
+        assert!(e.contains(want), "{l}: {e}");
+    }
+}
