@@ -117,7 +117,7 @@ def load_table(path):
         attrs = []
         for x in filter(None, f[3].split(";")):
             n, req, kind = x.split(" ", 2)
-            attrs.append((n, req, kind))
+            attrs.append((n, req, kind.split("@")[0]))
         ops.append(
             {
                 "name": f[0],

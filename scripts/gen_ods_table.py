@@ -22,7 +22,8 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               `~!dialect.mnemonic=T` (both) or
               `:Name` (any other constraint, by its ODS name, or its summary)
   attributes  `;`-separated `name req kind`: req `r` required, `o` optional, `d` has a default;
-              kind (see memplan-ir's ods.rs): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
+              kind (see memplan-ir's ods.rs; a typed integer may end in `@c,c`: value
+              constraints pos, nonneg, pow2, min=N, max=N): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
               case|case, typed:=T, type, darray:T, sym, symname, str, attr, strip:#dia.mnemonic:style,
               uprop, prop:Name
   results     like operands
@@ -273,6 +274,30 @@ class Reader:
                 cases.append(c)
         return cases
 
+    def int_confinements(self, n):
+        """`@c,c`: the value constraints of a ConfinedAttr integer (pos, nonneg, pow2,
+        min=N, max=N), from the constraints' summaries; empty if none."""
+        out = []
+        rec, seen = self.r[n], 0
+        while rec is not None and seen < 10:
+            for c in rec.get("attrConstraints") or []:
+                summary = self.r[defname(c)].get("summary") or ""
+                for part in summary.split(" and "):
+                    part = part.strip()
+                    m = re.fullmatch(r"whose (minimum|maximum) value is (-?\d+)", part)
+                    if part == "whose value is positive":
+                        out.append("pos")
+                    elif part == "whose value is non-negative":
+                        out.append("nonneg")
+                    elif part == "whose value is a power of two > 0":
+                        out.append("pow2")
+                    elif m:
+                        out.append(("min=" if m.group(1) == "minimum" else "max=") + m.group(2))
+            nb = defname(rec.get("baseAttr"))
+            rec = self.r[nb] if nb else None
+            seen += 1
+        return "@" + ",".join(out) if out else ""
+
     def attr_kind(self, n):
         """(req, kind) of an attribute or property constraint def name."""
         rec = self.r[n]
@@ -427,6 +452,8 @@ class Reader:
                 operands.append(f"{an} {k} {t}")
             elif "Attr" in sc or "Property" in sc or "AttrConstraint" in sc:
                 req, k = self.attr_kind(d)
+                if k.startswith("typed:"):
+                    k += self.int_confinements(d)
                 attrs.append(f"{an} {req} {k}")
             else:
                 raise GenError(f"{name}: argument {an} ({d}) is neither operand nor attribute")

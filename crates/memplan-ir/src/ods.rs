@@ -124,6 +124,8 @@ pub struct AttrSpec {
     pub required: bool,
     /// Kind.
     pub kind: AttrKind,
+    /// Value constraints of an integer attribute (`pos,pow2,min=0,max=7`; empty if none).
+    pub confine: &'static str,
 }
 
 /// One op of the table.
@@ -362,11 +364,13 @@ fn parse_table(text: &'static str) -> Table {
                 let mut it = s.splitn(3, ' ');
                 let name = it.next()?;
                 let req = it.next()?;
-                let kind = parse_attr_kind(it.next().unwrap_or("attr"));
+                let text = it.next().unwrap_or("attr");
+                let (kind, confine) = text.split_once('@').unwrap_or((text, ""));
                 Some(AttrSpec {
                     name,
                     required: req == "r",
-                    kind,
+                    kind: parse_attr_kind(kind),
+                    confine,
                 })
             })
             .collect();
@@ -3493,7 +3497,45 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
             }
         }
     }
+    for spec in op.attrs.iter().filter(|a| !a.confine.is_empty()) {
+        let Some(Attribute::Integer { value, .. }) =
+            d.props.get(spec.name).or_else(|| d.attrs.get(spec.name))
+        else {
+            continue;
+        };
+        for c in spec.confine.split(',') {
+            let (ok, what) = match c.split_once('=') {
+                Some(("min", n)) => (
+                    n.parse().is_ok_and(|n: i128| *value >= n),
+                    format!("whose minimum value is {n}"),
+                ),
+                Some(("max", n)) => (
+                    n.parse().is_ok_and(|n: i128| *value <= n),
+                    format!("whose maximum value is {n}"),
+                ),
+                _ => match c {
+                    "pos" => (*value > 0, "whose value is positive".to_string()),
+                    "nonneg" => (*value >= 0, "whose value is non-negative".to_string()),
+                    "pow2" => (
+                        *value > 0 && (*value & (*value - 1)) == 0,
+                        "whose value is a power of two > 0".to_string(),
+                    ),
+                    _ => (true, String::new()),
+                },
+            };
+            if !ok {
+                return Err(format!(
+                    "attribute '{}' failed to satisfy constraint: integer attribute {what}",
+                    spec.name
+                ));
+            }
+        }
+    }
     let ty = |v: &ValueId| m.value_type(*v);
+    let rank_of = |v: &ValueId| match ty(v).kind() {
+        TypeKind::MemRef { shape, .. } => Some(shape.len()),
+        _ => None,
+    };
     let elem_of_memref = |t: &Type| match t.kind() {
         TypeKind::MemRef { elem, .. } | TypeKind::UnrankedMemRef { elem, .. } => Some(elem.clone()),
         _ => None,
@@ -3514,7 +3556,49 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
             _ => Ok(()),
         }
     };
+    // vector loads/stores: one index per memref dimension
+    let index_count = |base: Option<&ValueId>, n: usize| match base.and_then(rank_of) {
+        Some(r) if r != n => Err(format!("requires {r} indices")),
+        _ => Ok(()),
+    };
     match op.name {
+        "vector.load" => index_count(ops.first(), ops.len().saturating_sub(1))?,
+        "vector.store" => index_count(ops.get(1), ops.len().saturating_sub(2))?,
+        "vector.maskedload" | "vector.maskedstore" => {
+            index_count(ops.first(), ops.len().saturating_sub(3))?
+        }
+        _ => {}
+    }
+    if op.name.starts_with("amdgpu.raw_buffer_") {
+        let osz = group_sizes(
+            &op.operands,
+            ops.len(),
+            d.props.get("operandSegmentSizes"),
+            false,
+        );
+        let mem = op.operands.iter().position(|o| o.name == "memref");
+        let idx = op.operands.iter().position(|o| o.name == "indices");
+        if let (Some(z), Some(mi), Some(ii)) = (osz, mem, idx) {
+            let g = split(ops, &z);
+            if let (Some(v), n) = (g[mi].first(), g[ii].len()) {
+                if let Some(r) = rank_of(v) {
+                    if r != n {
+                        return Err(format!("Expected {r} indices to memref"));
+                    }
+                }
+            }
+        }
+    }
+    match op.name {
+        "nvvm.fence.sync_restrict" | "nvvm.fence.proxy.sync_restrict" => {
+            if let Some(Attribute::Opaque(t)) =
+                d.props.get("order").or_else(|| d.attrs.get("order"))
+            {
+                if !(t.contains("<acquire>") || t.contains("<release>")) {
+                    return Err("only acquire and release semantics are supported".into());
+                }
+            }
+        }
         "memref.distinct_objects" => {
             let a: Vec<&Type> = ops.iter().map(ty).collect();
             let b: Vec<&Type> = rs.iter().map(ty).collect();

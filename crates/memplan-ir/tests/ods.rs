@@ -265,6 +265,10 @@ fn cpp_verifier_rules_accept_and_reject() {
         "nvvm.setmaxregister increase 256",
         "%13 = vector.reduction <add>, %v : vector<4xf32> into f32",
         "%14 = vector.broadcast %x : f32 to vector<4xf32>",
+        "%15:2 = gpu.rotate %x, 1, 8 : f32",
+        "vector.store %v, %m[%i] {alignment = 8 : i64} : memref<8xf32>, vector<4xf32>",
+        "nvvm.fence.sync_restrict {order = #nvvm.mem_order<acquire>}",
+        "amdgpu.raw_buffer_store %x -> %m[%n] : f32 -> memref<8xf32>, i32",
     ];
     for l in ok {
         roundtrip(&format!("{head}  {l}\n  return\n}}\n"));
@@ -294,6 +298,14 @@ fn cpp_verifier_rules_accept_and_reject() {
         ("%13 = \"vector.reduction\"(%v) <{kind = #vector.kind<add>}> : (vector<4xf32>) -> i32", "source operand and result have same element type"),
         ("%14 = \"vector.broadcast\"(%x) : (f32) -> vector<4xi32>", "source operand and result have same element type"),
         ("\"llvm.comdat_selector\"() <{sym_name = \"c\", comdat = 0 : i64}> : () -> ()", "symbol's parent must have the SymbolTable trait"),
+        ("%2 = \"vector.load\"(%m, %i, %i) : (memref<8xf32>, index, index) -> vector<4xf32>", "requires 1 indices"),
+        ("\"vector.store\"(%v, %m) : (vector<4xf32>, memref<8xf32>) -> ()", "requires 1 indices"),
+        ("%3 = \"vector.maskedload\"(%m, %mk, %v) : (memref<8xf32>, vector<4xi1>, vector<4xf32>) -> vector<4xf32>", "requires 1 indices"),
+        ("%r:2 = \"gpu.rotate\"(%x) <{offset = 1 : i32, width = 6 : i32}> : (f32) -> (f32, i1)", "attribute 'width' failed to satisfy constraint"),
+        ("\"vector.store\"(%v, %m, %i) <{alignment = 0 : i64}> : (vector<4xf32>, memref<8xf32>, index) -> ()", "attribute 'alignment' failed to satisfy constraint"),
+        ("\"vector.store\"(%v, %m, %i) <{alignment = 6 : i64}> : (vector<4xf32>, memref<8xf32>, index) -> ()", "attribute 'alignment' failed to satisfy constraint"),
+        ("\"nvvm.fence.sync_restrict\"() <{order = #nvvm.mem_order<acq_rel>}> : () -> ()", "only acquire and release semantics are supported"),
+        ("\"amdgpu.raw_buffer_store\"(%x, %m, %n, %n) <{operandSegmentSizes = array<i32: 1, 1, 2, 0>}> : (f32, memref<8xf32>, i32, i32) -> ()", "Expected 1 indices to memref"),
     ];
     for (l, want) in bad {
         let e = rejected(&format!("{head}  {l}\n  return\n}}\n"));
