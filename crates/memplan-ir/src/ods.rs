@@ -3589,6 +3589,72 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
             }
         }
     }
+    let vec_rank = |v: &ValueId| match ty(v).kind() {
+        TypeKind::Vector { shape, .. } => Some(shape.len()),
+        _ => None,
+    };
+    let tensor_shape = |v: &ValueId| match ty(v).kind() {
+        TypeKind::RankedTensor { shape, .. } => Some(shape.clone()),
+        _ => None,
+    };
+    match op.name {
+        "vector.create_mask" => {
+            if rs
+                .first()
+                .and_then(vec_rank)
+                .is_some_and(|r| r != ops.len())
+            {
+                return Err("must specify an operand for each result vector dimension".into());
+            }
+        }
+        "vector.constant_mask" => {
+            let n = dense_ints(
+                d.props
+                    .get("mask_dim_sizes")
+                    .or_else(|| d.attrs.get("mask_dim_sizes")),
+            )
+            .map(|v| v.len());
+            if let (Some(r), Some(n)) = (rs.first().and_then(vec_rank), n) {
+                if r != n {
+                    return Err("must specify array attr of size equal vector result rank".into());
+                }
+            }
+        }
+        "tensor.concat" => {
+            if ops.is_empty() {
+                return Err("requires at least one input".into());
+            }
+            if let Some(rank) = rs.first().and_then(tensor_shape).map(|s| s.len()) {
+                if ops
+                    .iter()
+                    .any(|v| tensor_shape(v).is_some_and(|s| s.len() != rank))
+                {
+                    return Err("rank of concatenated inputs must match result rank".into());
+                }
+                let dim = d.props.get("dim").or_else(|| d.attrs.get("dim"));
+                if let Some(Attribute::Integer { value, .. }) = dim {
+                    if *value < 0 || *value >= rank as i128 {
+                        return Err("concatenation dim must be less than the tensor rank".into());
+                    }
+                }
+            }
+        }
+        "tensor.splat" => {
+            if let Some(shape) = rs.first().and_then(tensor_shape) {
+                let want = shape
+                    .iter()
+                    .filter(|&&x| x == crate::types::DYNAMIC)
+                    .count();
+                let has = ops.len().saturating_sub(1);
+                if has != want {
+                    return Err(format!(
+                        "incorrect number of dynamic sizes, has {has}, expected {want}"
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
     match op.name {
         "nvvm.fence.sync_restrict" | "nvvm.fence.proxy.sync_restrict" => {
             if let Some(Attribute::Opaque(t)) =

@@ -245,7 +245,7 @@ fn engine_defaults_and_unreadable_forms() {
 /// checked against mlir-opt-22 (same accept/reject, same message where noted).
 #[test]
 fn cpp_verifier_rules_accept_and_reject() {
-    let head = "func.func @f(%v: vector<4xf32>, %vi: vector<4xi32>, %m: memref<8xf32>, %mu: memref<*xf32>, %i: index, %mk: vector<4xi1>, %w: vector<2x4xf32>, %w3: vector<2x3xf32>, %x: f32, %n: i32, %t: !async.token, %av: !async.value<f32>) {\n";
+    let head = "func.func @f(%v: vector<4xf32>, %vi: vector<4xi32>, %m: memref<8xf32>, %mu: memref<*xf32>, %i: index, %mk: vector<4xi1>, %w: vector<2x4xf32>, %w3: vector<2x3xf32>, %x: f32, %n: i32, %t: !async.token, %av: !async.value<f32>, %tt: tensor<4xf32>) {\n";
     let ok = [
         "%0:4 = vector.to_elements %v : vector<4xf32>",
         "%1:2 = memref.distinct_objects %m, %m : memref<8xf32>, memref<8xf32>",
@@ -269,6 +269,10 @@ fn cpp_verifier_rules_accept_and_reject() {
         "vector.store %v, %m[%i] {alignment = 8 : i64} : memref<8xf32>, vector<4xf32>",
         "nvvm.fence.sync_restrict {order = #nvvm.mem_order<acquire>}",
         "amdgpu.raw_buffer_store %x -> %m[%n] : f32 -> memref<8xf32>, i32",
+        "%16 = vector.create_mask %i, %i : vector<2x4xi1>",
+        "%17 = vector.constant_mask [1, 2] : vector<2x4xi1>",
+        "%18 = tensor.concat dim(0) %tt, %tt : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>",
+        "%19 = tensor.splat %x[%i] : tensor<?xf32>",
     ];
     for l in ok {
         roundtrip(&format!("{head}  {l}\n  return\n}}\n"));
@@ -306,6 +310,12 @@ fn cpp_verifier_rules_accept_and_reject() {
         ("\"vector.store\"(%v, %m, %i) <{alignment = 6 : i64}> : (vector<4xf32>, memref<8xf32>, index) -> ()", "attribute 'alignment' failed to satisfy constraint"),
         ("\"nvvm.fence.sync_restrict\"() <{order = #nvvm.mem_order<acq_rel>}> : () -> ()", "only acquire and release semantics are supported"),
         ("\"amdgpu.raw_buffer_store\"(%x, %m, %n, %n) <{operandSegmentSizes = array<i32: 1, 1, 2, 0>}> : (f32, memref<8xf32>, i32, i32) -> ()", "Expected 1 indices to memref"),
+        ("%c = \"vector.create_mask\"(%i) : (index) -> vector<2x4xi1>", "must specify an operand for each result vector dimension"),
+        ("%c = \"vector.constant_mask\"() <{mask_dim_sizes = array<i64: 2>}> : () -> vector<2x4xi1>", "must specify array attr of size equal vector result rank"),
+        ("%c = \"tensor.concat\"() <{dim = 0 : i64}> : () -> tensor<4xf32>", "requires at least one input"),
+        ("%c = \"tensor.concat\"(%tt) <{dim = 0 : i64}> : (tensor<4xf32>) -> tensor<4x1xf32>", "rank of concatenated inputs must match result rank"),
+        ("%c = \"tensor.concat\"(%tt) <{dim = 1 : i64}> : (tensor<4xf32>) -> tensor<4xf32>", "concatenation dim must be less than the tensor rank"),
+        ("%c = \"tensor.splat\"(%x, %i) : (f32, index) -> tensor<4xf32>", "incorrect number of dynamic sizes, has 1, expected 0"),
     ];
     for (l, want) in bad {
         let e = rejected(&format!("{head}  {l}\n  return\n}}\n"));
