@@ -3597,6 +3597,9 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
         TypeKind::RankedTensor { shape, .. } => Some(shape.clone()),
         _ => None,
     };
+    if op.name == "gpu.all_reduce" || op.name == "gpu.subgroup_reduce" {
+        verify_gpu_reduce(m, id)?;
+    }
     match op.name {
         "vector.create_mask" => {
             if rs
@@ -3825,6 +3828,75 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
             }
         }
         _ => {}
+    }
+    Ok(())
+}
+
+/// `gpu.all_reduce` / `gpu.subgroup_reduce` (MLIR's verifiers): the reduction kind suits the
+/// value's element type; an all_reduce body takes two arguments of the value's type and yields
+/// one value of it.
+fn verify_gpu_reduce(m: &Module, id: OpId) -> Result<(), String> {
+    let d = m.op(id);
+    let Some(&v) = m.operands(id).first() else {
+        return Ok(());
+    };
+    let vt = m.value_type(v);
+    let et = elem_or_self(vt);
+    let kind = match d.props.get("op").or_else(|| d.attrs.get("op")) {
+        Some(Attribute::Opaque(t)) => t
+            .strip_prefix("#gpu<all_reduce_op")
+            .and_then(|x| x.strip_suffix('>'))
+            .map(|x| x.trim().to_string()),
+        _ => None,
+    };
+    if let Some(k) = kind {
+        let int_only = ["and", "or", "xor", "minui", "minsi", "maxui", "maxsi"];
+        let float_only = ["minnumf", "maxnumf", "minimumf", "maximumf"];
+        if int_only.contains(&k.as_str()) && !et.is_integer() {
+            return Err(format!(
+                "`{k}` accumulator is only compatible with Integer type"
+            ));
+        }
+        if float_only.contains(&k.as_str()) && !et.is_float() {
+            return Err(format!(
+                "`{k}` accumulator is only compatible with Float type"
+            ));
+        }
+    }
+    if d.name != "gpu.all_reduce" {
+        return Ok(());
+    }
+    let Some(&r) = m.regions(id).first() else {
+        return Ok(());
+    };
+    let blocks = m.region_blocks(r);
+    let Some(&entry) = blocks.first() else {
+        return Ok(());
+    };
+    let args = m.block_args(entry);
+    if args.len() != 2 {
+        return Err("expected two region arguments".into());
+    }
+    if args.iter().any(|&a| m.value_type(a) != vt) {
+        return Err("incorrect region argument type".into());
+    }
+    let mut yields = 0;
+    for &b in blocks {
+        let Some(t) = m.last_op(b) else { continue };
+        if m.op(t).name != "gpu.yield" {
+            continue;
+        }
+        yields += 1;
+        let ops = m.operands(t);
+        if ops.len() != 1 {
+            return Err("expected one gpu.yield operand".into());
+        }
+        if m.value_type(ops[0]) != vt {
+            return Err("incorrect gpu.yield type".into());
+        }
+    }
+    if yields == 0 {
+        return Err("expected gpu.yield op in region".into());
     }
     Ok(())
 }

@@ -273,6 +273,8 @@ fn cpp_verifier_rules_accept_and_reject() {
         "%17 = vector.constant_mask [1, 2] : vector<2x4xi1>",
         "%18 = tensor.concat dim(0) %tt, %tt : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>",
         "%19 = tensor.splat %x[%i] : tensor<?xf32>",
+        "%20 = gpu.subgroup_reduce and %n : (i32) -> i32",
+        "%21 = gpu.all_reduce %x {\n  ^bb0(%a: f32, %b: f32):\n    gpu.yield %a : f32\n  } : (f32) -> f32",
     ];
     for l in ok {
         roundtrip(&format!("{head}  {l}\n  return\n}}\n"));
@@ -316,6 +318,10 @@ fn cpp_verifier_rules_accept_and_reject() {
         ("%c = \"tensor.concat\"(%tt) <{dim = 0 : i64}> : (tensor<4xf32>) -> tensor<4x1xf32>", "rank of concatenated inputs must match result rank"),
         ("%c = \"tensor.concat\"(%tt) <{dim = 1 : i64}> : (tensor<4xf32>) -> tensor<4xf32>", "concatenation dim must be less than the tensor rank"),
         ("%c = \"tensor.splat\"(%x, %i) : (f32, index) -> tensor<4xf32>", "incorrect number of dynamic sizes, has 1, expected 0"),
+        ("%c = gpu.subgroup_reduce and %x : (f32) -> f32", "`and` accumulator is only compatible with Integer type"),
+        ("%c = gpu.subgroup_reduce maximumf %n : (i32) -> i32", "`maximumf` accumulator is only compatible with Float type"),
+        ("%c = gpu.all_reduce %x {\n  ^bb0(%a: f32):\n    gpu.yield %a : f32\n  } : (f32) -> f32", "expected two region arguments"),
+        ("%c = gpu.all_reduce %x {\n  ^bb0(%a: f32, %b: f32):\n    gpu.yield %n : i32\n  } : (f32) -> f32", "incorrect gpu.yield type"),
     ];
     for (l, want) in bad {
         let e = rejected(&format!("{head}  {l}\n  return\n}}\n"));
