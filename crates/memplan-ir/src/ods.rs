@@ -3601,14 +3601,13 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
         verify_gpu_reduce(m, id)?;
     }
     match op.name {
-        "vector.create_mask" => {
+        "vector.create_mask"
             if rs
                 .first()
                 .and_then(vec_rank)
-                .is_some_and(|r| r != ops.len())
-            {
-                return Err("must specify an operand for each result vector dimension".into());
-            }
+                .is_some_and(|r| r != ops.len()) =>
+        {
+            return Err("must specify an operand for each result vector dimension".into());
         }
         "vector.constant_mask" => {
             let n = dense_ints(

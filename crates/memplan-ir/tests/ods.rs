@@ -133,9 +133,7 @@ fn format_engine_coverage() {
     let mut why: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
     for o in &with_format {
         if let Err(e) = o.compiled_format() {
-            why.entry(e.to_string())
-                .or_insert_with(Vec::new)
-                .push(o.name);
+            why.entry(e.to_string()).or_default().push(o.name);
         }
     }
     eprintln!(
