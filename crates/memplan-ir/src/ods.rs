@@ -3658,6 +3658,38 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
         _ => {}
     }
     match op.name {
+        "llvm.zext" | "llvm.sext" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                let shape = |t: &Type| match t.kind() {
+                    TypeKind::Vector {
+                        shape, scalable, ..
+                    } => Some((shape.clone(), scalable.clone())),
+                    _ => None,
+                };
+                match (shape(a), shape(r)) {
+                    (Some(_), None) => {
+                        return Err("input type is a vector but output type is an integer".into())
+                    }
+                    (None, Some(_)) => {
+                        return Err("input type is an integer but output type is a vector".into())
+                    }
+                    (Some(x), Some(y)) if x != y => {
+                        return Err("input and output vectors are of incompatible shape".into())
+                    }
+                    _ => {}
+                }
+                let width = |t: &Type| match elem_or_self(t).kind() {
+                    TypeKind::Integer { width, .. } => Some(*width),
+                    _ => None,
+                };
+                if let (Some(x), Some(y)) = (width(a), width(r)) {
+                    if y <= x {
+                        return Err("integer width of the output type is smaller or equal to the integer width of the input type".into());
+                    }
+                }
+            }
+        }
         "nvvm.fence.sync_restrict" | "nvvm.fence.proxy.sync_restrict" => {
             if let Some(Attribute::Opaque(t)) =
                 d.props.get("order").or_else(|| d.attrs.get("order"))

@@ -272,6 +272,8 @@ fn cpp_verifier_rules_accept_and_reject() {
         "%18 = tensor.concat dim(0) %tt, %tt : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>",
         "%19 = tensor.splat %x[%i] : tensor<?xf32>",
         "%20 = gpu.subgroup_reduce and %n : (i32) -> i32",
+        "%22 = llvm.zext %n : i32 to i64",
+        "%23 = llvm.sext %vi : vector<4xi32> to vector<4xi64>",
         "%21 = gpu.all_reduce %x {\n  ^bb0(%a: f32, %b: f32):\n    gpu.yield %a : f32\n  } : (f32) -> f32",
     ];
     for l in ok {
@@ -320,6 +322,10 @@ fn cpp_verifier_rules_accept_and_reject() {
         ("%c = gpu.subgroup_reduce maximumf %n : (i32) -> i32", "`maximumf` accumulator is only compatible with Float type"),
         ("%c = gpu.all_reduce %x {\n  ^bb0(%a: f32):\n    gpu.yield %a : f32\n  } : (f32) -> f32", "expected two region arguments"),
         ("%c = gpu.all_reduce %x {\n  ^bb0(%a: f32, %b: f32):\n    gpu.yield %n : i32\n  } : (f32) -> f32", "incorrect gpu.yield type"),
+        ("%c = \"llvm.zext\"(%n) : (i32) -> vector<4xi64>", "input type is an integer but output type is a vector"),
+        ("%c = \"llvm.zext\"(%vi) : (vector<4xi32>) -> i64", "input type is a vector but output type is an integer"),
+        ("%c = \"llvm.sext\"(%vi) : (vector<4xi32>) -> vector<2xi64>", "incompatible shape"),
+        ("%c = \"llvm.zext\"(%n) : (i32) -> i32", "integer width of the output type is smaller or equal"),
     ];
     for (l, want) in bad {
         let e = rejected(&format!("{head}  {l}\n  return\n}}\n"));
