@@ -12,15 +12,19 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               NoTerminator, SingleBlock, SymbolTable, SameOperandsAndResultType, SameTypeOperands,
               AttrSizedOperandSegments, AttrSizedResultSegments, SameVariadicOperandSize,
               SameVariadicResultSize, InferTypeOpInterface, SingleBlockImplicitTerminator=OP,
-              AllTypesMatch=a|b, TypesMatchWith=from|to|how, CustomAssemblyFormat)
+              AllTypesMatch=a|b, TypesMatchWith=from|to|how, ElemSame=r0|o1|summary (element
+              types of result 0 and operand 1 equal; the summary with `+` for spaces),
+              CustomAssemblyFormat)
   operands    `;`-separated `name kind type`: kind `1` single, `?` optional, `*` variadic,
-              `**` variadic of variadic; type `=T` (the constraint builds exactly type T, written
-              as MLIR text), `~!dialect.mnemonic` (a dialect type class: formats print only its parameters),
+              `**:ATTR` variadic of variadic (ATTR: the attribute with its group sizes); type
+              `=T` (the constraint builds exactly type T, written as MLIR text),
+              `~!dialect.mnemonic` (a dialect type class: formats print only its parameters),
               `~!dialect.mnemonic=T` (both) or
               `:Name` (any other constraint, by its ODS name, or its summary)
   attributes  `;`-separated `name req kind`: req `r` required, `o` optional, `d` has a default;
-              kind (see memplan-ir's ods.rs): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
-              case|case, typed:=T, type, darray:T, sym, str, attr, strip:#dia.mnemonic:style,
+              kind (see memplan-ir's ods.rs; a typed integer may end in `@c,c`: value
+              constraints pos, nonneg, pow2, min=N, max=N): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
+              case|case, typed:=T, type, darray:T, sym, symname, str, attr, strip:#dia.mnemonic:style,
               uprop, prop:Name
   results     like operands
   regions     `;`-separated `name kind` (1 or *)
@@ -231,6 +235,8 @@ class Reader:
         kind = "1"
         if "VariadicOfVariadic" in sc:
             kind = "**"
+            if rec.get("segmentAttrName"):
+                kind += ":" + rec["segmentAttrName"]
         elif "Variadic" in sc:
             kind = "*"
         elif "Optional" in sc:
@@ -268,6 +274,30 @@ class Reader:
                 cases.append(c)
         return cases
 
+    def int_confinements(self, n):
+        """`@c,c`: the value constraints of a ConfinedAttr integer (pos, nonneg, pow2,
+        min=N, max=N), from the constraints' summaries; empty if none."""
+        out = []
+        rec, seen = self.r[n], 0
+        while rec is not None and seen < 10:
+            for c in rec.get("attrConstraints") or []:
+                summary = self.r[defname(c)].get("summary") or ""
+                for part in summary.split(" and "):
+                    part = part.strip()
+                    m = re.fullmatch(r"whose (minimum|maximum) value is (-?\d+)", part)
+                    if part == "whose value is positive":
+                        out.append("pos")
+                    elif part == "whose value is non-negative":
+                        out.append("nonneg")
+                    elif part == "whose value is a power of two > 0":
+                        out.append("pow2")
+                    elif m:
+                        out.append(("min=" if m.group(1) == "minimum" else "max=") + m.group(2))
+            nb = defname(rec.get("baseAttr"))
+            rec = self.r[nb] if nb else None
+            seen += 1
+        return "@" + ",".join(out) if out else ""
+
     def attr_kind(self, n):
         """(req, kind) of an attribute or property constraint def name."""
         rec = self.r[n]
@@ -284,6 +314,10 @@ class Reader:
             req = "d"
         elif rec.get("isOptional") in (1, "1") or n == "UnitAttr":
             req = "o"
+        elif isinstance(rec.get("defaultValue"), str) and rec["defaultValue"]:
+            # an attribute constraint with its own default (e.g. an EnumAttr with
+            # `defaultValue`): MLIR neither requires it nor prints it when it is the default
+            req = "d"
         base = rec
         seen = 0
         while defname(base.get("baseAttr")) and seen < 10:
@@ -321,6 +355,8 @@ class Reader:
             t = builder_type(call, self.typedefs) if call else None
             if t:
                 return req, "typed:=" + t
+        if bname == "SymbolNameAttr":
+            return req, "symname"
         if "StringBasedAttr" in bsc:
             return req, "str"
         if bname in ("FlatSymbolRefAttr", "SymbolRefAttr"):
@@ -371,6 +407,20 @@ class Reader:
 
                 opt = "?" if tsc[-1] == "OptionalTypesMatchWith" else ""
                 out.append(f"TypesMatchWith{opt}={tr['lhs']}|{tr['rhs']}|{how}")
+            elif "PredOpTrait" in tsc and defname(tr.get("predicate")):
+                # `TCresVTEtIsSameAsOp` and friends: the element types (or the types) of two
+                # values by flat index must be equal
+                pe = re.sub(r"\s+", " ", self.r[defname(tr["predicate"])].get("predExpr") or "")
+                m = re.fullmatch(
+                    r"\(getElementTypeOrSelf\(\$_op\.get(Result|Operand)\((\d+)\)\) == "
+                    r"getElementTypeOrSelf\(\$_op\.get(Result|Operand)\((\d+)\)\)\)",
+                    pe,
+                )
+                if m:
+                    a = m.group(1)[0].lower() + m.group(2)
+                    b = m.group(3)[0].lower() + m.group(4)
+                    why = re.sub(r"[^A-Za-z0-9 ']", "", tr.get("summary") or "").replace(" ", "+")
+                    out.append(f"ElemSame={a}|{b}|{why}")
             elif not tr["!anonymous"] and n in ("InferTypeOpAdaptorWithIsCompatible",):
                 out.append("InferTypeOpInterface")
             elif "OpInterfaceTrait" in tsc or "DeclareOpInterfaceMethods" in tsc:
@@ -402,6 +452,8 @@ class Reader:
                 operands.append(f"{an} {k} {t}")
             elif "Attr" in sc or "Property" in sc or "AttrConstraint" in sc:
                 req, k = self.attr_kind(d)
+                if k.startswith("typed:"):
+                    k += self.int_confinements(d)
                 attrs.append(f"{an} {req} {k}")
             else:
                 raise GenError(f"{name}: argument {an} ({d}) is neither operand nor attribute")

@@ -69,6 +69,8 @@ pub struct ValueSpec {
     pub arity: Arity,
     /// Type constraint.
     pub ty: TypeC,
+    /// For a variadic of variadics: the attribute holding its group sizes.
+    pub segments: Option<&'static str>,
 }
 
 /// How an attribute is written in a format.
@@ -103,6 +105,10 @@ pub enum AttrKind {
     TypeAttr,
     /// Dense array of this element type, written `[1, 2]`.
     DenseArray(Type),
+    /// `StrAttr`: a string literal, never followed by `: type`.
+    Str,
+    /// `SymbolNameAttr`: a string stored, written `@name`.
+    SymName,
     /// Written in full (`"str"`, `@sym`, `[...]`, `affine_map<...>`).
     Any,
     /// Something the engine does not handle (a non-attribute property, a bit enum).
@@ -118,6 +124,8 @@ pub struct AttrSpec {
     pub required: bool,
     /// Kind.
     pub kind: AttrKind,
+    /// Value constraints of an integer attribute (`pos,pow2,min=0,max=7`; empty if none).
+    pub confine: &'static str,
 }
 
 /// One op of the table.
@@ -244,12 +252,14 @@ fn parse_values(field: &'static str) -> Vec<ValueSpec> {
         .filter_map(|s| {
             let mut it = s.splitn(3, ' ');
             let name = it.next()?;
-            let arity = match it.next()? {
+            let kind = it.next()?;
+            let arity = match kind {
                 "1" => Arity::Single,
                 "?" => Arity::Optional,
                 "*" => Arity::Variadic,
                 _ => Arity::VariadicOfVariadic,
             };
+            let segments = kind.strip_prefix("**:");
             let t = it.next().unwrap_or(":AnyType");
             let ty = if let Some(x) = t.strip_prefix('=') {
                 type_from_text(x).map_or(TypeC::Other(x), TypeC::Exact)
@@ -261,7 +271,12 @@ fn parse_values(field: &'static str) -> Vec<ValueSpec> {
             } else {
                 TypeC::Other(t.trim_start_matches(':'))
             };
-            Some(ValueSpec { name, arity, ty })
+            Some(ValueSpec {
+                name,
+                arity,
+                ty,
+                segments,
+            })
         })
         .collect()
 }
@@ -325,7 +340,9 @@ fn parse_attr_kind(k: &'static str) -> AttrKind {
             Some(t) => AttrKind::DenseArray(t),
             None => AttrKind::Unsupported,
         },
-        "str" | "sym" | "attr" => AttrKind::Any,
+        "str" => AttrKind::Str,
+        "symname" => AttrKind::SymName,
+        "sym" | "attr" => AttrKind::Any,
         _ => AttrKind::Unsupported,
     }
 }
@@ -347,11 +364,13 @@ fn parse_table(text: &'static str) -> Table {
                 let mut it = s.splitn(3, ' ');
                 let name = it.next()?;
                 let req = it.next()?;
-                let kind = parse_attr_kind(it.next().unwrap_or("attr"));
+                let text = it.next().unwrap_or("attr");
+                let (kind, confine) = text.split_once('@').unwrap_or((text, ""));
                 Some(AttrSpec {
                     name,
                     required: req == "r",
-                    kind,
+                    kind: parse_attr_kind(kind),
+                    confine,
                 })
             })
             .collect();
@@ -445,6 +464,36 @@ pub enum Elem {
     AwaitResultType(usize, usize),
     /// An optional group: elements, the anchor's index in `elems`, else elements.
     Optional(Vec<Elem>, usize, Vec<Elem>),
+    /// `oilist(clause | clause ...)`: clauses, each led by its keyword, in any order, each at
+    /// most once; printed in declaration order when their variables are present.
+    OIList(Vec<Vec<Elem>>),
+    /// `custom<DynamicIndexList>($values, $static)`: `[%a, 4, %b]` (parentheses when the
+    /// format asks for them); `static` holds [`crate::types::DYNAMIC`] where an operand is
+    /// written.
+    DynIndexList {
+        /// The operand group.
+        operand: usize,
+        /// The dense i64 array attribute.
+        attr: usize,
+        /// Parentheses instead of square brackets.
+        paren: bool,
+    },
+    /// `custom<MNKDimensionList>($m, $n, $k)` (amdgpu): `16x16x32`, three i32 attributes.
+    Mnk([usize; 3]),
+    /// `custom<AllReduceOperation>($op)` (gpu): the reduction's keyword, if set.
+    AllReduceOp(usize),
+    /// `custom<LLVMLinkage>($linkage)`: a linkage keyword (`external` when left out).
+    Linkage(usize),
+    /// `custom<ShuffleType>(ref(type($v1)), type($res), ref($mask))`: writes nothing; the
+    /// result is a vector of `v1`'s element type, one element per mask entry (scalable when
+    /// `v1` is).
+    ShuffleType(usize, usize, usize),
+    /// `custom<IndirectBrOpSucessors>(..., $successors, $succOperands, type($succOperands))`:
+    /// `[^bb1, ^bb2(%a : i32)]`; (successor group, operand group).
+    IndirectBr(usize, usize),
+    /// `custom<OpBundles>($ops, type($ops), $tags)`: `["tag"(%a, %b : i32, f32), "t"()]`;
+    /// (operand group, tags attribute).
+    OpBundles(usize, usize),
 }
 
 /// A compiled format.
@@ -465,6 +514,7 @@ enum FTok {
     Lit(&'static str),
     Var(&'static str),
     Ident(&'static str),
+    Str(&'static str),
     Punct(char),
 }
 
@@ -479,6 +529,10 @@ fn lex_format(s: &'static str) -> Result<Vec<FTok>, String> {
         } else if c == b'`' {
             let end = s[i + 1..].find('`').ok_or("unterminated literal")? + i + 1;
             out.push(FTok::Lit(&s[i + 1..end]));
+            i = end + 1;
+        } else if c == b'"' {
+            let end = s[i + 1..].find('"').ok_or("unterminated string")? + i + 1;
+            out.push(FTok::Str(&s[i + 1..end]));
             i = end + 1;
         } else if c == b'$' {
             let st = i + 1;
@@ -499,6 +553,16 @@ fn lex_format(s: &'static str) -> Result<Vec<FTok>, String> {
         }
     }
     Ok(out)
+}
+
+/// An argument of a `custom<...>` directive.
+#[derive(Clone, Copy, Debug)]
+enum CArg {
+    Var(&'static str),
+    Type(TypeRef),
+    RefType(TypeRef),
+    Ref(&'static str),
+    Str(&'static str),
 }
 
 struct FCompiler<'o> {
@@ -550,16 +614,37 @@ impl FCompiler<'_> {
         }
     }
     fn elems(&mut self, stop: Option<char>) -> Result<Vec<Elem>, String> {
+        self.elems_until(stop.as_slice())
+    }
+    fn elems_until(&mut self, stops: &[char]) -> Result<Vec<Elem>, String> {
         let mut out = Vec::new();
         while let Some(t) = self.peek() {
-            if let (FTok::Punct(c), Some(s)) = (t, stop) {
-                if c == s {
+            if let FTok::Punct(c) = t {
+                if stops.contains(&c) {
                     break;
                 }
             }
             out.push(self.elem()?);
         }
         Ok(out)
+    }
+    fn oilist(&mut self) -> Result<Elem, String> {
+        self.expect('(')?;
+        let mut clauses = Vec::new();
+        loop {
+            let c = self.elems_until(&['|', ')'])?;
+            if !matches!(c.first(), Some(Elem::Literal(l)) if l.chars().all(|x| x.is_ascii_alphanumeric() || x == '_') && !l.is_empty())
+            {
+                return Err("oilist clause without a leading keyword".into());
+            }
+            clauses.push(c);
+            match self.next()? {
+                FTok::Punct('|') => continue,
+                FTok::Punct(')') => break,
+                t => return Err(format!("unexpected {t:?} in oilist")),
+            }
+        }
+        Ok(Elem::OIList(clauses))
     }
     fn elem(&mut self) -> Result<Elem, String> {
         match self.next()? {
@@ -616,6 +701,7 @@ impl FCompiler<'_> {
                     Ok(Elem::FunctionalType(a, b))
                 }
                 "custom" => self.custom(),
+                "oilist" => self.oilist(),
                 other => Err(format!("unsupported directive {other}")),
             },
             FTok::Punct('(') => {
@@ -644,53 +730,148 @@ impl FCompiler<'_> {
         };
         self.expect('>')?;
         self.expect('(')?;
-        if name == "AllReduceOperation" {
-            // gpu.all_reduce / gpu.subgroup_reduce: the reduction kind as a bare keyword,
-            // absent when the (optional) attribute is.
-            let i = match self.next()? {
-                FTok::Var(v) => self.op.attr(v),
-                _ => None,
-            }
-            .filter(|&i| matches!(self.op.attrs[i].kind, AttrKind::EnumKw { .. }))
-            .ok_or_else(|| format!("unsupported directive custom<{name}>"))?;
-            self.expect(')')?;
-            self.attrs_used.push(self.op.attrs[i].name);
-            return Ok(if self.op.attrs[i].required {
-                Elem::Attr(i)
-            } else {
-                Elem::Optional(vec![Elem::Attr(i)], 0, Vec::new())
-            });
-        }
+        let unsupported = || format!("unsupported directive custom<{name}>");
         let mut args = Vec::new();
         loop {
-            match self.next()? {
-                FTok::Ident("type") => {
+            let arg = match self.next()? {
+                FTok::Ident(d @ ("type" | "ref")) => {
                     self.expect('(')?;
-                    args.push(self.type_ref()?);
+                    let a = match (d, self.peek()) {
+                        ("ref", Some(FTok::Ident("type"))) => {
+                            self.pos += 1;
+                            self.expect('(')?;
+                            let r = self.type_ref()?;
+                            self.expect(')')?;
+                            CArg::RefType(r)
+                        }
+                        ("ref", Some(FTok::Var(v))) => {
+                            self.pos += 1;
+                            CArg::Ref(v)
+                        }
+                        ("type", _) => CArg::Type(self.type_ref()?),
+                        _ => return Err(unsupported()),
+                    };
                     self.expect(')')?;
+                    a
                 }
-                FTok::Var(v) => match self.op.operands.iter().position(|o| o.name == v) {
-                    Some(i) => args.push(TypeRef::Operand(i)),
-                    None => return Err(format!("unsupported directive custom<{name}>")),
-                },
-                _ => return Err(format!("unsupported directive custom<{name}>")),
-            }
+                FTok::Var(v) => CArg::Var(v),
+                FTok::Str(v) => CArg::Str(v),
+                _ => return Err(unsupported()),
+            };
+            args.push(arg);
             match self.next()? {
                 FTok::Punct(',') => continue,
                 FTok::Punct(')') => break,
-                _ => return Err(format!("unsupported directive custom<{name}>")),
+                _ => return Err(unsupported()),
             }
         }
-        match (name, args.as_slice()) {
-            ("AsyncDependencies", [TypeRef::Result(r), TypeRef::Operand(o)]) => {
-                self.operand_typed[*o] = true;
-                Ok(Elem::AsyncDeps(*r, *o))
+        let op = self.op;
+        let operand = |v: &str| op.operands.iter().position(|o| o.name == v);
+        let result = |v: &str| op.results.iter().position(|o| o.name == v);
+        let attr = |v: &str| op.attr(v);
+        let elem = match (name, args.as_slice()) {
+            ("AsyncDependencies", [CArg::Type(TypeRef::Result(r)), CArg::Var(o)]) => {
+                let o = operand(o).ok_or_else(unsupported)?;
+                self.operand_typed[o] = true;
+                Elem::AsyncDeps(*r, o)
             }
-            ("AwaitResultType", [TypeRef::Operand(o), TypeRef::Result(r)]) => {
-                Ok(Elem::AwaitResultType(*o, *r))
+            (
+                "AwaitResultType",
+                [CArg::Type(TypeRef::Operand(o)), CArg::Type(TypeRef::Result(r))],
+            ) => Elem::AwaitResultType(*o, *r),
+            ("DynamicIndexList", [CArg::Var(o), CArg::Var(a), rest @ ..]) => {
+                let (Some(o), Some(a)) = (operand(o), attr(a)) else {
+                    return Err(unsupported());
+                };
+                if !matches!(op.attrs[a].kind, AttrKind::DenseArray(ref t) if *t == Type::int(64))
+                    || op.operands[o].arity != Arity::Variadic
+                {
+                    return Err(unsupported());
+                }
+                // further arguments: "{}" (no scalable flags) and the delimiter
+                let mut paren = false;
+                for x in rest {
+                    match x {
+                        CArg::Str("{}") => {}
+                        CArg::Str(d) if d.ends_with("Delimiter::Paren") => paren = true,
+                        CArg::Str(d) if d.ends_with("Delimiter::Square") => {}
+                        _ => return Err(unsupported()),
+                    }
+                }
+                self.attrs_used.push(op.attrs[a].name);
+                Elem::DynIndexList {
+                    operand: o,
+                    attr: a,
+                    paren,
+                }
             }
-            _ => Err(format!("unsupported directive custom<{name}>")),
-        }
+            ("MNKDimensionList", [CArg::Var(m), CArg::Var(n), CArg::Var(k)]) => {
+                let mut ids = [0; 3];
+                for (slot, v) in ids.iter_mut().zip([m, n, k]) {
+                    let a = attr(v).ok_or_else(unsupported)?;
+                    if !matches!(op.attrs[a].kind, AttrKind::Typed(ref t) if *t == Type::int(32)) {
+                        return Err(unsupported());
+                    }
+                    self.attrs_used.push(op.attrs[a].name);
+                    *slot = a;
+                }
+                Elem::Mnk(ids)
+            }
+            ("AllReduceOperation", [CArg::Var(v)]) => {
+                let a = attr(v).ok_or_else(unsupported)?;
+                if !matches!(op.attrs[a].kind, AttrKind::EnumKw { .. }) {
+                    return Err(unsupported());
+                }
+                self.attrs_used.push(op.attrs[a].name);
+                Elem::AllReduceOp(a)
+            }
+            ("LLVMLinkage", [CArg::Var(v)]) => {
+                let a = attr(v).ok_or_else(unsupported)?;
+                self.attrs_used.push(op.attrs[a].name);
+                Elem::Linkage(a)
+            }
+            (
+                "ShuffleType",
+                [CArg::RefType(TypeRef::Operand(v1)), CArg::Type(TypeRef::Result(r)), CArg::Ref(mask)],
+            ) => {
+                let m = attr(mask).ok_or_else(unsupported)?;
+                if !matches!(op.attrs[m].kind, AttrKind::DenseArray(_)) {
+                    return Err(unsupported());
+                }
+                Elem::ShuffleType(*v1, *r, m)
+            }
+            (
+                "IndirectBrOpSucessors",
+                [CArg::RefType(TypeRef::Operand(_)), CArg::Var(succ), CArg::Var(ops), CArg::Type(TypeRef::Operand(t))],
+            ) => {
+                let b = op
+                    .successors
+                    .iter()
+                    .position(|x| x.0 == *succ && x.1)
+                    .ok_or_else(unsupported)?;
+                let o = operand(ops).ok_or_else(unsupported)?;
+                if o != *t || op.operands[o].segments.and_then(attr).is_none() {
+                    return Err(unsupported());
+                }
+                self.operand_typed[o] = true;
+                self.attrs_used.extend(op.operands[o].segments);
+                Elem::IndirectBr(b, o)
+            }
+            ("OpBundles", [CArg::Var(ops), CArg::Type(TypeRef::Operand(t)), CArg::Var(tags)]) => {
+                let o = operand(ops).ok_or_else(unsupported)?;
+                let a = attr(tags).ok_or_else(unsupported)?;
+                if o != *t || op.operands[o].segments.and_then(attr).is_none() {
+                    return Err(unsupported());
+                }
+                self.operand_typed[o] = true;
+                self.attrs_used.push(op.attrs[a].name);
+                self.attrs_used.extend(op.operands[o].segments);
+                Elem::OpBundles(o, a)
+            }
+            _ => return Err(unsupported()),
+        };
+        let _ = result;
+        Ok(elem)
     }
     fn take_anchor(&mut self, elems: &[Elem]) -> Result<usize, String> {
         // provisional: the first non-literal element; `fix_anchors` applies the `^` marks
@@ -858,6 +1039,22 @@ fn parse_op(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     };
     let start = p.current_span();
     parse_elems(p, st, op, &fmt.elems, &mut s)?;
+    if let Some((v1, r, mask)) = shuffle_of(&fmt.elems) {
+        let n = dense_ints(st.props.get(op.attrs[mask].name)).map(|v| v.len());
+        let t = s.operand_types[v1].as_ref().and_then(|v| v.first());
+        match (t, n) {
+            (Some(t), Some(n)) => match shuffle_result(t, n) {
+                Some(rt) => s.result_types[r] = Some(vec![rt]),
+                None => return Err(Diagnostic::new(start, "expected a 1-D vector type")),
+            },
+            _ => {
+                return Err(Diagnostic::new(
+                    start,
+                    "cannot infer the shuffle's result type",
+                ))
+            }
+        }
+    }
     infer_types(p, st, op, &mut s, start)?;
     // operands
     let mut sizes = Vec::new();
@@ -871,6 +1068,15 @@ fn parse_op(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         let vs = p.resolve_operands(us, &tys, start)?;
         sizes.push(vs.len() as i64);
         st.operands.extend(vs);
+    }
+    // a variadic of variadics written by no directive has no groups (MLIR's parsers set its
+    // sizes attribute from the groups they read, none here)
+    for spec in &op.operands {
+        if let Some(seg) = spec.segments {
+            if st.props.get(seg).is_none() {
+                st.props.set(seg, dense_i32(Vec::new()));
+            }
+        }
     }
     if op.has_trait("AttrSizedOperandSegments") {
         st.props.set(
@@ -909,6 +1115,13 @@ fn parse_op(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         st.successors.extend(b);
     }
     Ok(())
+}
+
+fn shuffle_of(elems: &[Elem]) -> Option<(usize, usize, usize)> {
+    elems.iter().find_map(|e| match e {
+        Elem::ShuffleType(a, b, c) => Some((*a, *b, *c)),
+        _ => None,
+    })
 }
 
 fn lit_tok(l: &str) -> Option<Tok> {
@@ -970,6 +1183,8 @@ fn group_present(p: &mut Parser<'_>, op: &OdsOp, first: &Elem) -> bool {
             AttrKind::Stripped { .. } => p.at(Tok::Less) || p.at(Tok::HashId),
             AttrKind::TypeAttr => p.at_type(),
             AttrKind::DenseArray(_) => p.at(Tok::LBracket),
+            AttrKind::Str => p.at(Tok::String),
+            AttrKind::SymName => p.at(Tok::AtId),
             AttrKind::Typed(_) | AttrKind::Any => {
                 !matches!(
                     p.peek(),
@@ -992,7 +1207,93 @@ fn group_present(p: &mut Parser<'_>, op: &OdsOp, first: &Elem) -> bool {
         Elem::QualifiedAttr(_) => p.at(Tok::HashId),
         Elem::AsyncDeps(..) => p.peek_keyword("async") || p.at(Tok::LBracket),
         Elem::AwaitResultType(..) => p.at_type(),
-        Elem::Optional(..) => false,
+        Elem::DynIndexList { paren, .. } => p.at(if *paren { Tok::LParen } else { Tok::LBracket }),
+        Elem::Mnk(_) => p.at(Tok::Integer),
+        Elem::AllReduceOp(i) => match &op.attrs[*i].kind {
+            AttrKind::EnumKw { cases, .. } => cases.iter().any(|c| p.peek_keyword(c)),
+            _ => false,
+        },
+        Elem::Linkage(_) => LINKAGES.iter().any(|l| p.peek_keyword(l)),
+        Elem::IndirectBr(..) | Elem::OpBundles(..) => p.at(Tok::LBracket),
+        Elem::Optional(..) | Elem::OIList(_) | Elem::ShuffleType(..) => false,
+    }
+}
+
+/// LLVM's linkage keywords (`#llvm.linkage<...>`).
+const LINKAGES: [&str; 11] = [
+    "private",
+    "internal",
+    "available_externally",
+    "linkonce",
+    "weak",
+    "common",
+    "appending",
+    "extern_weak",
+    "linkonce_odr",
+    "weak_odr",
+    "external",
+];
+
+/// `16x16x32`: three dimensions with no trailing `x` (MLIR's `parseDimensionList` without
+/// dynamic sizes).
+fn parse_mnk(p: &mut Parser<'_>) -> PResult<[i64; 3]> {
+    let start = p.current_pos();
+    let b = p.source().as_bytes();
+    let mut at = start;
+    let mut out = [0i64; 3];
+    for (k, slot) in out.iter_mut().enumerate() {
+        if k > 0 {
+            if b.get(at) != Some(&b'x') {
+                return Err(Diagnostic::new(
+                    crate::Span::at(at),
+                    "expected three dimensions 'MxNxK'",
+                ));
+            }
+            at += 1;
+        }
+        let st = at;
+        while b.get(at).is_some_and(|c| c.is_ascii_digit()) {
+            at += 1;
+        }
+        *slot = p.source()[st..at]
+            .parse()
+            .map_err(|_| Diagnostic::new(crate::Span::at(st), "expected a dimension size"))?;
+    }
+    p.reset(at);
+    Ok(out)
+}
+
+fn dense_i32(v: Vec<i64>) -> Attribute {
+    Attribute::DenseArray {
+        elem: Type::int(32),
+        values: DenseArrayValues::Int(v),
+    }
+}
+
+/// The entries of a dense integer array attribute.
+fn dense_ints(a: Option<&Attribute>) -> Option<&[i64]> {
+    match a {
+        Some(Attribute::DenseArray {
+            values: DenseArrayValues::Int(v),
+            ..
+        }) => Some(v),
+        _ => None,
+    }
+}
+
+/// `shufflevector`'s result type: `v1`'s element type, one element per mask entry.
+fn shuffle_result(v1: &Type, mask_len: usize) -> Option<Type> {
+    match v1.kind() {
+        TypeKind::Vector {
+            shape,
+            scalable,
+            elem,
+        } if shape.len() == 1 => Some(Type::new(TypeKind::Vector {
+            shape: vec![mask_len as i64],
+            scalable: vec![scalable[0]],
+            elem: elem.clone(),
+        })),
+        _ => None,
     }
 }
 
@@ -1041,11 +1342,12 @@ fn parse_type_list_for(
             }
         }
         _ => {
-            if p.at_type() {
+            // MLIR's generated parsers read a variadic's `type(...)` with `parseTypeList`,
+            // which wants at least one type (an empty group is written by leaving out an
+            // optional group, never by an empty list)
+            v.push(p.parse_type()?);
+            while p.consume_if(Tok::Comma) {
                 v.push(p.parse_type()?);
-                while p.consume_if(Tok::Comma) {
-                    v.push(p.parse_type()?);
-                }
             }
         }
     }
@@ -1226,6 +1528,14 @@ fn parse_attr(p: &mut Parser<'_>, spec: &AttrSpec) -> PResult<Attribute> {
                 },
             })
         }
+        AttrKind::Str => Ok(Attribute::String {
+            value: p.parse_string_bytes()?,
+            ty: None,
+        }),
+        AttrKind::SymName => Ok(Attribute::String {
+            value: p.parse_symbol_name()?.into_bytes(),
+            ty: None,
+        }),
         AttrKind::Any => p.parse_attribute(),
         AttrKind::Unsupported => Err(p.error_here("unsupported attribute kind")),
     }
@@ -1479,6 +1789,143 @@ fn parse_elem(
             s.operand_types[*o] = Some(vec![t]);
             s.result_types[*r] = Some(inner);
         }
+        Elem::OIList(clauses) => {
+            let mut seen = vec![false; clauses.len()];
+            'clauses: loop {
+                for (k, c) in clauses.iter().enumerate() {
+                    let Some(Elem::Literal(kw)) = c.first() else {
+                        continue;
+                    };
+                    if !seen[k] && p.parse_optional_keyword(kw) {
+                        seen[k] = true;
+                        parse_elems(p, st, op, &c[1..], s)?;
+                        continue 'clauses;
+                    }
+                }
+                break;
+            }
+        }
+        Elem::DynIndexList {
+            operand,
+            attr,
+            paren,
+        } => {
+            let delim = if *paren {
+                crate::parser::Delimiter::Paren
+            } else {
+                crate::parser::Delimiter::Square
+            };
+            let mut dyn_ops = Vec::new();
+            let stat = p.parse_dynamic_index_list(&mut dyn_ops, delim)?;
+            s.operands[*operand] = dyn_ops;
+            st.props.set(
+                op.attrs[*attr].name,
+                Attribute::DenseArray {
+                    elem: Type::int(64),
+                    values: DenseArrayValues::Int(stat),
+                },
+            );
+        }
+        Elem::Mnk(ids) => {
+            let v = parse_mnk(p)?;
+            for (i, x) in ids.iter().zip(v) {
+                st.props.set(
+                    op.attrs[*i].name,
+                    Attribute::Integer {
+                        value: i128::from(x),
+                        ty: Type::int(32),
+                    },
+                );
+            }
+        }
+        Elem::AllReduceOp(i) => {
+            let spec = &op.attrs[*i];
+            let sp = p.current_span();
+            if let Some(kw) = p.parse_optional_keyword_any() {
+                let AttrKind::EnumKw {
+                    dialect,
+                    mnemonic,
+                    cases,
+                } = &spec.kind
+                else {
+                    return Err(p.error_here("unsupported attribute kind"));
+                };
+                if !cases.contains(&kw) {
+                    return Err(Diagnostic::new(sp, "invalid op kind"));
+                }
+                st.props.set(
+                    spec.name,
+                    Attribute::Opaque(format!("#{dialect}<{mnemonic} {kw}>")),
+                );
+            }
+        }
+        Elem::Linkage(i) => {
+            let kw = LINKAGES
+                .iter()
+                .find(|l| p.peek_keyword(l))
+                .copied()
+                .unwrap_or("external");
+            p.parse_optional_keyword(kw);
+            st.props.set(
+                op.attrs[*i].name,
+                Attribute::Opaque(format!("#llvm.linkage<{kw}>")),
+            );
+        }
+        Elem::ShuffleType(..) => {}
+        Elem::IndirectBr(b, o) => {
+            p.parse_lsquare()?;
+            let mut sizes = Vec::new();
+            let mut types = Vec::new();
+            if !p.consume_if(Tok::RBracket) {
+                loop {
+                    s.successors[*b].push(p.parse_successor()?);
+                    let (ops, tys) = parse_paren_operands_with_types(p)?;
+                    sizes.push(ops.len() as i64);
+                    s.operands[*o].extend(ops);
+                    types.extend(tys);
+                    if !p.consume_if(Tok::Comma) {
+                        break;
+                    }
+                }
+                p.parse_rsquare()?;
+            }
+            s.operand_types[*o] = Some(types);
+            if let Some(seg) = op.operands[*o].segments {
+                st.props.set(seg, dense_i32(sizes));
+            }
+        }
+        Elem::OpBundles(o, a) => {
+            p.parse_lsquare()?;
+            let mut sizes = Vec::new();
+            let mut types = Vec::new();
+            let mut tags = Vec::new();
+            if !p.consume_if(Tok::RBracket) {
+                loop {
+                    tags.push(Attribute::String {
+                        value: p.parse_string_bytes()?,
+                        ty: None,
+                    });
+                    if !p.at(Tok::LParen) {
+                        return Err(p.error_expected("'('"));
+                    }
+                    let (ops, tys) = parse_paren_operands_with_types(p)?;
+                    sizes.push(ops.len() as i64);
+                    s.operands[*o].extend(ops);
+                    types.extend(tys);
+                    if !p.consume_if(Tok::Comma) {
+                        break;
+                    }
+                }
+                p.parse_rsquare()?;
+            }
+            s.operand_types[*o] = Some(types);
+            if let Some(seg) = op.operands[*o].segments {
+                st.props.set(seg, dense_i32(sizes));
+            }
+            if !tags.is_empty() {
+                st.props.set(op.attrs[*a].name, Attribute::Array(tags));
+            }
+        }
         Elem::Optional(elems, anchor, els) => {
             let first = &elems[0];
             let present = group_present(p, op, first);
@@ -1502,6 +1949,34 @@ fn parse_elem(
         }
     }
     Ok(())
+}
+
+/// `(%a, %b : t1, t2)` or `()` if a parenthesis follows, else nothing.
+fn parse_paren_operands_with_types(
+    p: &mut Parser<'_>,
+) -> PResult<(Vec<UnresolvedOperand>, Vec<Type>)> {
+    if !p.consume_if(Tok::LParen) {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let sp = p.current_span();
+    let ops = p.parse_operand_list()?;
+    let tys = if ops.is_empty() {
+        Vec::new()
+    } else {
+        p.parse_colon_type_list()?
+    };
+    p.parse_rparen()?;
+    if ops.len() != tys.len() {
+        return Err(Diagnostic::new(
+            sp,
+            format!(
+                "expected {} types for the operands, found {}",
+                ops.len(),
+                tys.len()
+            ),
+        ));
+    }
+    Ok((ops, tys))
 }
 
 fn set_types(p: &Parser<'_>, op: &OdsOp, r: TypeRef, v: Vec<Type>, s: &mut PState) -> PResult<()> {
@@ -1629,6 +2104,7 @@ fn infer_types(
             }
         }
     }
+    cpp_inferred_results(op, s);
     for (i, spec) in op.results.iter().enumerate() {
         if s.result_types[i].is_none() {
             if spec.arity != Arity::Single {
@@ -1646,6 +2122,51 @@ fn infer_types(
     }
     let _ = p;
     Ok(())
+}
+
+/// Result types that an op's C++ `inferReturnTypes` gives and no trait of the table states.
+fn cpp_inferred_results(op: &OdsOp, s: &mut PState) {
+    if s.result_types.first().is_some_and(|r| r.is_some()) {
+        return;
+    }
+    let first_operand = || s.operand_types.first().cloned().flatten();
+    let inferred = match op.name {
+        // one result per operand, of the operand's type
+        "memref.distinct_objects" => first_operand(),
+        // one scalar per element of a statically shaped vector
+        "vector.to_elements" => first_operand().and_then(|v| {
+            let t = v.first()?;
+            match t.kind() {
+                TypeKind::Vector { shape, elem, .. } => {
+                    let n: i64 = shape.iter().product();
+                    Some(vec![elem.clone(); usize::try_from(n).ok()?])
+                }
+                _ => None,
+            }
+        }),
+        _ => None,
+    };
+    if let (Some(v), Some(slot)) = (inferred, s.result_types.first_mut()) {
+        *slot = Some(v);
+    }
+}
+
+/// True if the op's result types are what [`cpp_inferred_results`] gives (so that the format,
+/// which does not write them, can be printed).
+fn cpp_inferred_ok(m: &Module, id: OpId, op: &OdsOp) -> bool {
+    let ops: Vec<&Type> = m.operands(id).iter().map(|&v| m.value_type(v)).collect();
+    let rs: Vec<&Type> = m.results(id).iter().map(|&v| m.value_type(v)).collect();
+    match op.name {
+        "memref.distinct_objects" => ops == rs,
+        "vector.to_elements" => match ops.first().map(|t| t.kind()) {
+            Some(TypeKind::Vector { shape, elem, .. }) => {
+                let n: i64 = shape.iter().product();
+                rs.len() as i64 == n && rs.iter().all(|t| *t == elem)
+            }
+            _ => false,
+        },
+        _ => true,
+    }
 }
 
 // ===== printing =====
@@ -1793,6 +2314,10 @@ fn attr_matches_kind(a: &Attribute, k: &AttrKind) -> bool {
         },
         AttrKind::TypeAttr => matches!(a, Attribute::Type(_)),
         AttrKind::DenseArray(t) => matches!(a, Attribute::DenseArray { elem, .. } if elem == t),
+        AttrKind::Str => matches!(a, Attribute::String { ty: None, .. }),
+        AttrKind::SymName => {
+            matches!(a, Attribute::String { ty: None, value } if std::str::from_utf8(value).is_ok())
+        }
         AttrKind::Any => true,
         AttrKind::Unsupported => false,
     }
@@ -1830,13 +2355,10 @@ fn printable(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) 
             }
         }
     }
-    // required attributes written by the format must be present
-    for (i, spec) in op.attrs.iter().enumerate() {
-        if spec.required && fmt.attrs_used.contains(&spec.name) && d.props.get(spec.name).is_none()
-        {
-            let _ = i;
-            return false;
-        }
+    // attributes the format always writes must be present (an absent one with a default
+    // would print as nothing, and MLIR would read that as a syntax error)
+    if !mandatory_attrs_present(m, id, op, &fmt.elems) {
+        return false;
     }
     // types not written must be what the parser infers: check the simple sources
     for (i, spec) in op.operands.iter().enumerate() {
@@ -1908,13 +2430,124 @@ fn printable(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) 
             }
         }
     }
-    customs_printable(m, &fmt.elems, cx)
+    customs_printable(m, id, op, &fmt.elems, cx)
+        && no_empty_type_list(m, id, op, &fmt.elems, cx)
+        && cpp_inferred_ok(m, id, op)
+        && !swallows_next_result(m, id, op, fmt, cx)
+}
+
+/// False if the format would write an empty `type($variadic)` list: MLIR's parsers (and
+/// memplan's) cannot read that back, so such an op prints in generic form.
+fn no_empty_type_list(m: &Module, id: OpId, op: &OdsOp, elems: &[Elem], cx: &PrintCtx<'_>) -> bool {
+    elems.iter().all(|e| match e {
+        Elem::Type(TypeRef::Operand(i), _) => {
+            op.operands[*i].arity != Arity::Variadic || !cx.operands[*i].is_empty()
+        }
+        Elem::Type(TypeRef::Result(i), _) => {
+            op.results[*i].arity != Arity::Variadic || !cx.results[*i].is_empty()
+        }
+        Elem::Optional(a, anchor, b) => {
+            if elem_present(m, id, op, cx, &a[*anchor]) {
+                no_empty_type_list(m, id, op, a, cx)
+            } else {
+                no_empty_type_list(m, id, op, b, cx)
+            }
+        }
+        Elem::OIList(cs) => cs
+            .iter()
+            .all(|c| !clause_present(m, id, op, cx, c) || no_empty_type_list(m, id, op, c, cx)),
+        _ => true,
+    })
+}
+
+/// True if the op would print as its bare name although its format starts with an optional
+/// operand group (`vector.print`): a following `%r = ...` line would then be read as that
+/// operand, by MLIR as by memplan, so such an op prints in generic form.
+fn swallows_next_result(m: &Module, id: OpId, op: &OdsOp, fmt: &Format, cx: &PrintCtx<'_>) -> bool {
+    let Some(Elem::Optional(g, anchor, els)) = fmt.elems.first() else {
+        return false;
+    };
+    if !matches!(g[*anchor], Elem::Operand(_) | Elem::Operands)
+        || elem_present(m, id, op, cx, &g[*anchor])
+        || !els.is_empty()
+    {
+        return false;
+    }
+    let d = m.op(id);
+    fmt.elems[1..].iter().all(|e| match e {
+        Elem::OIList(cs) => !cs.iter().any(|c| clause_present(m, id, op, cx, c)),
+        Elem::Optional(g, a, els) => els.is_empty() && !elem_present(m, id, op, cx, &g[*a]),
+        Elem::AttrDict(_) => {
+            d.attrs.is_empty()
+                && d.props.iter().all(|n| {
+                    fmt.attrs_used.contains(&n.name.as_str())
+                        || n.name == "operandSegmentSizes"
+                        || n.name == "resultSegmentSizes"
+                })
+        }
+        _ => false,
+    })
+}
+
+fn mandatory_attrs_present(m: &Module, id: OpId, op: &OdsOp, elems: &[Elem]) -> bool {
+    let d = m.op(id);
+    let has = |i: &usize| d.props.get(op.attrs[*i].name).is_some();
+    elems.iter().all(|e| match e {
+        Elem::Attr(i) => matches!(op.attrs[*i].kind, AttrKind::Unit) || has(i),
+        Elem::QualifiedAttr(i) | Elem::DynIndexList { attr: i, .. } | Elem::Linkage(i) => has(i),
+        Elem::Mnk(ids) => ids.iter().all(has),
+        _ => true,
+    })
 }
 
 /// The custom directives print only what their parsers give back.
-fn customs_printable(m: &Module, elems: &[Elem], cx: &PrintCtx<'_>) -> bool {
+fn customs_printable(m: &Module, id: OpId, op: &OdsOp, elems: &[Elem], cx: &PrintCtx<'_>) -> bool {
     let token = Type::new(TypeKind::Opaque("!gpu.async.token".into()));
+    let d = m.op(id);
+    // a variadic of variadics: its sizes attribute splits the group exactly
+    let segs = |o: usize| -> Option<&[i64]> {
+        let v = dense_ints(d.props.get(op.operands[o].segments?))?;
+        (v.iter().all(|&x| x >= 0) && v.iter().sum::<i64>() == cx.operands[o].len() as i64)
+            .then_some(v)
+    };
     elems.iter().all(|e| match e {
+        Elem::DynIndexList { operand, attr, .. } => dense_ints(d.props.get(op.attrs[*attr].name))
+            .is_some_and(|v| {
+                v.iter().filter(|&&x| x == crate::types::DYNAMIC).count()
+                    == cx.operands[*operand].len()
+            }),
+        Elem::Linkage(i) => d
+            .props
+            .get(op.attrs[*i].name)
+            .and_then(linkage_of)
+            .is_some(),
+        Elem::ShuffleType(v1, r, mask) => {
+            let (Some(&a), Some(&res), Some(n)) = (
+                cx.operands[*v1].first(),
+                cx.results[*r].first(),
+                dense_ints(d.props.get(op.attrs[*mask].name)).map(|v| v.len()),
+            ) else {
+                return false;
+            };
+            shuffle_result(m.value_type(a), n).as_ref() == Some(m.value_type(res))
+        }
+        Elem::IndirectBr(_, o) => segs(*o).is_some_and(|v| v.len() == d.successors.len()),
+        Elem::OpBundles(o, a) => {
+            let Some(v) = segs(*o) else {
+                return false;
+            };
+            match d.props.get(op.attrs[*a].name) {
+                None => v.is_empty(),
+                Some(Attribute::Array(tags)) => {
+                    tags.len() == v.len()
+                        && tags
+                            .iter()
+                            .all(|t| matches!(t, Attribute::String { ty: None, .. }))
+                }
+                Some(_) => false,
+            }
+        }
+        Elem::OIList(cs) => cs.iter().all(|c| customs_printable(m, id, op, c, cx)),
         Elem::AsyncDeps(r, o) => cx.results[*r]
             .iter()
             .chain(cx.operands[*o].iter())
@@ -1931,7 +2564,9 @@ fn customs_printable(m: &Module, elems: &[Elem], cx: &PrintCtx<'_>) -> bool {
                 _ => rs.is_empty(),
             }
         }
-        Elem::Optional(a, _, b) => customs_printable(m, a, cx) && customs_printable(m, b, cx),
+        Elem::Optional(a, _, b) => {
+            customs_printable(m, id, op, a, cx) && customs_printable(m, id, op, b, cx)
+        }
         _ => true,
     })
 }
@@ -1980,7 +2615,8 @@ fn print_type_of(pr: &mut Printer<'_>, t: &Type, spec: Option<&ValueSpec>, quali
     ) = (spec, qualified)
     {
         if let TypeKind::Opaque(s) = t.kind() {
-            // A type without parameters is written in full (`: !async.group`), as MLIR does.
+            // MLIR's printStrippedAttrOrType: the parameters only; a type without
+            // parameters (nothing stripped to print) is written in full
             if let Some(r) = s.strip_prefix(pre) {
                 if r.starts_with('<') {
                     pr.write(r);
@@ -2073,7 +2709,13 @@ fn print_attr_value(pr: &mut Printer<'_>, spec: &AttrSpec, a: &Attribute) {
             }
             _ => pr.print_attr(a),
         },
-        AttrKind::Any | AttrKind::Unsupported => pr.print_attr(a),
+        AttrKind::SymName => match a {
+            Attribute::String { value, .. } => {
+                pr.print_symbol_name(&String::from_utf8_lossy(value));
+            }
+            _ => pr.print_attr(a),
+        },
+        AttrKind::Str | AttrKind::Any | AttrKind::Unsupported => pr.print_attr(a),
     }
 }
 
@@ -2097,8 +2739,24 @@ fn elem_present(m: &Module, id: OpId, op: &OdsOp, cx: &PrintCtx<'_>, e: &Elem) -
             .iter()
             .any(|&r| !m.region_blocks(r).is_empty()),
         Elem::Successor(_) | Elem::Successors => !d.successors.is_empty(),
+        Elem::AllReduceOp(i) => d.props.get(op.attrs[*i].name).is_some(),
+        Elem::OpBundles(o, a) => {
+            let n = op.operands[*o]
+                .segments
+                .and_then(|seg| dense_ints(d.props.get(seg)))
+                .map_or(0, |v| v.len());
+            n > 0 || d.props.get(op.attrs[*a].name).is_some()
+        }
         _ => true,
     }
+}
+
+/// An `oilist` clause is printed when one of its variables is present.
+fn clause_present(m: &Module, id: OpId, op: &OdsOp, cx: &PrintCtx<'_>, c: &[Elem]) -> bool {
+    c.iter().any(|e| match e {
+        Elem::Operand(_) | Elem::Attr(_) | Elem::QualifiedAttr(_) => elem_present(m, id, op, cx, e),
+        _ => false,
+    })
 }
 
 fn region_groups(m: &Module, id: OpId, op: &OdsOp) -> Vec<Vec<crate::ir::RegionId>> {
@@ -2303,6 +2961,105 @@ fn print_elem(
             emit_space(pr, cx);
             print_type_ref(pr, m, op, cx, TypeRef::Operand(*o), true);
         }
+        Elem::OIList(clauses) => {
+            for c in clauses {
+                if clause_present(m, id, op, cx, c) {
+                    print_elems(pr, m, id, op, fmt, c, cx);
+                }
+            }
+        }
+        Elem::DynIndexList {
+            operand,
+            attr,
+            paren,
+        } => {
+            emit_space(pr, cx);
+            let stat = dense_ints(d.props.get(op.attrs[*attr].name)).unwrap_or(&[]);
+            let (o, c) = if *paren { ('(', ')') } else { ('[', ']') };
+            pr.print_dynamic_index_list(cx.operands[*operand], stat, o, c);
+        }
+        Elem::Mnk(ids) => {
+            emit_space(pr, cx);
+            for (k, i) in ids.iter().enumerate() {
+                if k > 0 {
+                    pr.write("x");
+                }
+                if let Some(a) = d.props.get(op.attrs[*i].name) {
+                    pr.print_attr_untyped(a);
+                }
+            }
+        }
+        Elem::AllReduceOp(i) => {
+            if let Some(a) = d.props.get(op.attrs[*i].name) {
+                // MLIR writes a space of its own before the keyword
+                emit_space(pr, cx);
+                pr.write(" ");
+                print_attr_value(pr, &op.attrs[*i], a);
+            }
+        }
+        Elem::Linkage(i) => {
+            if let Some(l) = d.props.get(op.attrs[*i].name).and_then(linkage_of) {
+                emit_space(pr, cx);
+                pr.write(l);
+            }
+        }
+        Elem::ShuffleType(..) => {}
+        Elem::IndirectBr(_, o) => {
+            emit_space(pr, cx);
+            pr.write("[");
+            let sizes = op.operands[*o]
+                .segments
+                .and_then(|seg| dense_ints(d.props.get(seg)))
+                .unwrap_or(&[]);
+            let mut at = 0;
+            for (k, (&b, &n)) in d.successors.iter().zip(sizes).enumerate() {
+                if k > 0 {
+                    pr.write(",");
+                }
+                pr.print_newline();
+                let n = n as usize;
+                pr.print_successor_and_use_list(b, &cx.operands[*o][at..at + n]);
+                at += n;
+            }
+            if !d.successors.is_empty() {
+                pr.print_newline();
+            }
+            pr.write("]");
+        }
+        Elem::OpBundles(o, a) => {
+            emit_space(pr, cx);
+            pr.write("[");
+            let sizes = op.operands[*o]
+                .segments
+                .and_then(|seg| dense_ints(d.props.get(seg)))
+                .unwrap_or(&[]);
+            let tags = match d.props.get(op.attrs[*a].name) {
+                Some(Attribute::Array(t)) => t.as_slice(),
+                _ => &[],
+            };
+            let mut at = 0;
+            for (k, (t, &n)) in tags.iter().zip(sizes).enumerate() {
+                if k > 0 {
+                    pr.write(", ");
+                }
+                pr.print_attr(t);
+                let vs = &cx.operands[*o][at..at + n as usize];
+                at += n as usize;
+                pr.write("(");
+                if !vs.is_empty() {
+                    pr.print_operands(vs);
+                    pr.write(" : ");
+                    for (j, &v) in vs.iter().enumerate() {
+                        if j > 0 {
+                            pr.write(", ");
+                        }
+                        pr.print_type(m.value_type(v));
+                    }
+                }
+                pr.write(")");
+            }
+            pr.write("]");
+        }
         Elem::Optional(elems, anchor, els) => {
             if elem_present(m, id, op, cx, &elems[*anchor]) {
                 print_elems(pr, m, id, op, fmt, elems, cx);
@@ -2311,6 +3068,15 @@ fn print_elem(
             }
         }
     }
+}
+
+/// The keyword of a `#llvm.linkage<kw>` attribute.
+fn linkage_of(a: &Attribute) -> Option<&'static str> {
+    let Attribute::Opaque(t) = a else {
+        return None;
+    };
+    let kw = t.strip_prefix("#llvm.linkage<")?.strip_suffix('>')?.trim();
+    LINKAGES.iter().find(|l| **l == kw).copied()
 }
 
 fn has_prop_dict(fmt: &Format) -> bool {
@@ -2695,4 +3461,401 @@ fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
             _ => return None,
         },
     })
+}
+
+// ===== C++ verifier rules =====
+
+/// Checks that MLIR states in C++ (`verify()` methods, `PredOpTrait`s) rather than in
+/// the table's constraints: the table's `ElemSame` predicates, for every table op (hand-written
+/// ones included), and the rules below, each as MLIR 22 checks it. Run by the verifier after an
+/// op's own checks; ops outside the table pass.
+pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
+    let d = m.op(id);
+    let Some(op) = ods_of(&d.name) else {
+        return Ok(());
+    };
+    let ops = m.operands(id);
+    let rs = m.results(id);
+    for v in op.trait_values("ElemSame") {
+        let mut it = v.split('|');
+        let (Some(a), Some(b), Some(why)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        let pick = |x: &str| -> Option<Type> {
+            let (kind, idx) = x.split_at(1);
+            let idx: usize = idx.parse().ok()?;
+            let v = if kind == "r" {
+                rs.get(idx)
+            } else {
+                ops.get(idx)
+            };
+            v.map(|&v| elem_or_self(m.value_type(v)))
+        };
+        if let (Some(x), Some(y)) = (pick(a), pick(b)) {
+            if x != y {
+                return Err(format!("failed to verify that {}", why.replace('+', " ")));
+            }
+        }
+    }
+    for spec in op.attrs.iter().filter(|a| !a.confine.is_empty()) {
+        let Some(Attribute::Integer { value, .. }) =
+            d.props.get(spec.name).or_else(|| d.attrs.get(spec.name))
+        else {
+            continue;
+        };
+        for c in spec.confine.split(',') {
+            let (ok, what) = match c.split_once('=') {
+                Some(("min", n)) => (
+                    n.parse().is_ok_and(|n: i128| *value >= n),
+                    format!("whose minimum value is {n}"),
+                ),
+                Some(("max", n)) => (
+                    n.parse().is_ok_and(|n: i128| *value <= n),
+                    format!("whose maximum value is {n}"),
+                ),
+                _ => match c {
+                    "pos" => (*value > 0, "whose value is positive".to_string()),
+                    "nonneg" => (*value >= 0, "whose value is non-negative".to_string()),
+                    "pow2" => (
+                        *value > 0 && (*value & (*value - 1)) == 0,
+                        "whose value is a power of two > 0".to_string(),
+                    ),
+                    _ => (true, String::new()),
+                },
+            };
+            if !ok {
+                return Err(format!(
+                    "attribute '{}' failed to satisfy constraint: integer attribute {what}",
+                    spec.name
+                ));
+            }
+        }
+    }
+    let ty = |v: &ValueId| m.value_type(*v);
+    let rank_of = |v: &ValueId| match ty(v).kind() {
+        TypeKind::MemRef { shape, .. } => Some(shape.len()),
+        _ => None,
+    };
+    let elem_of_memref = |t: &Type| match t.kind() {
+        TypeKind::MemRef { elem, .. } | TypeKind::UnrankedMemRef { elem, .. } => Some(elem.clone()),
+        _ => None,
+    };
+    // vector loads/stores: a scalar memref element type equals the vector's element type
+    let vec_vs_base = |value: Option<&ValueId>, base: Option<&ValueId>, msg: &str| {
+        let (Some(v), Some(b)) = (value, base) else {
+            return Ok(());
+        };
+        let Some(be) = elem_of_memref(ty(b)) else {
+            return Ok(());
+        };
+        if matches!(be.kind(), TypeKind::Vector { .. }) {
+            return Ok(());
+        }
+        match ty(v).kind() {
+            TypeKind::Vector { elem, .. } if *elem != be => Err(msg.to_string()),
+            _ => Ok(()),
+        }
+    };
+    // vector loads/stores: one index per memref dimension
+    let index_count = |base: Option<&ValueId>, n: usize| match base.and_then(rank_of) {
+        Some(r) if r != n => Err(format!("requires {r} indices")),
+        _ => Ok(()),
+    };
+    match op.name {
+        "vector.load" => index_count(ops.first(), ops.len().saturating_sub(1))?,
+        "vector.store" => index_count(ops.get(1), ops.len().saturating_sub(2))?,
+        "vector.maskedload" | "vector.maskedstore" => {
+            index_count(ops.first(), ops.len().saturating_sub(3))?
+        }
+        _ => {}
+    }
+    if op.name.starts_with("amdgpu.raw_buffer_") {
+        let osz = group_sizes(
+            &op.operands,
+            ops.len(),
+            d.props.get("operandSegmentSizes"),
+            false,
+        );
+        let mem = op.operands.iter().position(|o| o.name == "memref");
+        let idx = op.operands.iter().position(|o| o.name == "indices");
+        if let (Some(z), Some(mi), Some(ii)) = (osz, mem, idx) {
+            let g = split(ops, &z);
+            if let (Some(v), n) = (g[mi].first(), g[ii].len()) {
+                if let Some(r) = rank_of(v) {
+                    if r != n {
+                        return Err(format!("Expected {r} indices to memref"));
+                    }
+                }
+            }
+        }
+    }
+    let vec_rank = |v: &ValueId| match ty(v).kind() {
+        TypeKind::Vector { shape, .. } => Some(shape.len()),
+        _ => None,
+    };
+    let tensor_shape = |v: &ValueId| match ty(v).kind() {
+        TypeKind::RankedTensor { shape, .. } => Some(shape.clone()),
+        _ => None,
+    };
+    match op.name {
+        "vector.create_mask"
+            if rs
+                .first()
+                .and_then(vec_rank)
+                .is_some_and(|r| r != ops.len()) =>
+        {
+            return Err("must specify an operand for each result vector dimension".into());
+        }
+        "vector.constant_mask" => {
+            let n = dense_ints(
+                d.props
+                    .get("mask_dim_sizes")
+                    .or_else(|| d.attrs.get("mask_dim_sizes")),
+            )
+            .map(|v| v.len());
+            if let (Some(r), Some(n)) = (rs.first().and_then(vec_rank), n) {
+                if r != n {
+                    return Err("must specify array attr of size equal vector result rank".into());
+                }
+            }
+        }
+        "tensor.concat" => {
+            if ops.is_empty() {
+                return Err("requires at least one input".into());
+            }
+            if let Some(rank) = rs.first().and_then(tensor_shape).map(|s| s.len()) {
+                if ops
+                    .iter()
+                    .any(|v| tensor_shape(v).is_some_and(|s| s.len() != rank))
+                {
+                    return Err("rank of concatenated inputs must match result rank".into());
+                }
+                let dim = d.props.get("dim").or_else(|| d.attrs.get("dim"));
+                if let Some(Attribute::Integer { value, .. }) = dim {
+                    if *value < 0 || *value >= rank as i128 {
+                        return Err("concatenation dim must be less than the tensor rank".into());
+                    }
+                }
+            }
+        }
+        "tensor.splat" => {
+            if let Some(shape) = rs.first().and_then(tensor_shape) {
+                let want = shape
+                    .iter()
+                    .filter(|&&x| x == crate::types::DYNAMIC)
+                    .count();
+                let has = ops.len().saturating_sub(1);
+                if has != want {
+                    return Err(format!(
+                        "incorrect number of dynamic sizes, has {has}, expected {want}"
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    match op.name {
+        "llvm.zext" | "llvm.sext" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                let shape = |t: &Type| match t.kind() {
+                    TypeKind::Vector {
+                        shape, scalable, ..
+                    } => Some((shape.clone(), scalable.clone())),
+                    _ => None,
+                };
+                match (shape(a), shape(r)) {
+                    (Some(_), None) => {
+                        return Err("input type is a vector but output type is an integer".into())
+                    }
+                    (None, Some(_)) => {
+                        return Err("input type is an integer but output type is a vector".into())
+                    }
+                    (Some(x), Some(y)) if x != y => {
+                        return Err("input and output vectors are of incompatible shape".into())
+                    }
+                    _ => {}
+                }
+                let width = |t: &Type| match elem_or_self(t).kind() {
+                    TypeKind::Integer { width, .. } => Some(*width),
+                    _ => None,
+                };
+                if let (Some(x), Some(y)) = (width(a), width(r)) {
+                    if y <= x {
+                        return Err("integer width of the output type is smaller or equal to the integer width of the input type".into());
+                    }
+                }
+            }
+        }
+        "nvvm.fence.sync_restrict" | "nvvm.fence.proxy.sync_restrict" => {
+            if let Some(Attribute::Opaque(t)) =
+                d.props.get("order").or_else(|| d.attrs.get("order"))
+            {
+                if !(t.contains("<acquire>") || t.contains("<release>")) {
+                    return Err("only acquire and release semantics are supported".into());
+                }
+            }
+        }
+        "memref.distinct_objects" => {
+            let a: Vec<&Type> = ops.iter().map(ty).collect();
+            let b: Vec<&Type> = rs.iter().map(ty).collect();
+            if a != b {
+                return Err("operand types and result types must match".into());
+            }
+        }
+        "vector.to_elements" => {
+            if let Some(TypeKind::Vector { shape, elem, .. }) = ops.first().map(|v| ty(v).kind()) {
+                let n: i64 = shape.iter().product();
+                if rs.len() as i64 != n || rs.iter().any(|r| ty(r) != elem) {
+                    return Err("failed to verify that shaped type 'source' matches 'elements' element count and types".into());
+                }
+            }
+        }
+        "vector.store" => vec_vs_base(
+            ops.first(),
+            ops.get(1),
+            "base and valueToStore element type should match",
+        )?,
+        "vector.load" => vec_vs_base(
+            rs.first(),
+            ops.first(),
+            "base and result element types should match",
+        )?,
+        "vector.maskedload" => vec_vs_base(
+            rs.first(),
+            ops.first(),
+            "base and result element type should match",
+        )?,
+        "vector.maskedstore" => vec_vs_base(
+            ops.last(),
+            ops.first(),
+            "base and valueToStore element type should match",
+        )?,
+        "vector.interleave" | "vector.deinterleave" => {
+            let trailing = |t: &Type| match t.kind() {
+                TypeKind::Vector { shape, .. } => Some(shape.last().copied().unwrap_or(1)),
+                _ => None,
+            };
+            let (Some(a), Some(r)) = (ops.first(), rs.first()) else {
+                return Ok(());
+            };
+            let (Some(x), Some(y)) = (trailing(ty(a)), trailing(ty(r))) else {
+                return Ok(());
+            };
+            if op.name == "vector.interleave" && y != 2 * x {
+                return Err(
+                    "failed to verify that type of 'result' is double the width of the inputs"
+                        .into(),
+                );
+            }
+            if op.name == "vector.deinterleave" {
+                if x % 2 != 0 {
+                    return Err("failed to verify that the trailing dimension of the source vector has an even number of elements".into());
+                }
+                if y * 2 != x {
+                    return Err("failed to verify that the trailing dimension of the results is half the width of source trailing dimension".into());
+                }
+            }
+        }
+        "index.casts" | "index.castu" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                if !((a.is_index() && r.is_integer()) || (a.is_integer() && r.is_index())) {
+                    return Err(format!(
+                        "operand type '{a}' and result type '{r}' are cast incompatible"
+                    ));
+                }
+            }
+        }
+        "memref.memory_space_cast" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                let ok = match (a.kind(), r.kind()) {
+                    (
+                        TypeKind::MemRef {
+                            shape: s1,
+                            elem: e1,
+                            layout: l1,
+                            ..
+                        },
+                        TypeKind::MemRef {
+                            shape: s2,
+                            elem: e2,
+                            layout: l2,
+                            ..
+                        },
+                    ) => s1 == s2 && e1 == e2 && l1 == l2,
+                    (
+                        TypeKind::UnrankedMemRef { elem: e1, .. },
+                        TypeKind::UnrankedMemRef { elem: e2, .. },
+                    ) => e1 == e2,
+                    _ => false,
+                };
+                if !ok {
+                    return Err(format!(
+                        "operand type '{a}' and result type '{r}' are cast incompatible"
+                    ));
+                }
+            }
+        }
+        "async.await" => {
+            if let Some(a) = ops.first() {
+                if let TypeKind::Opaque(t) = ty(a).kind() {
+                    if t == "!async.token" && !rs.is_empty() {
+                        return Err("awaiting on a token must have empty result".into());
+                    }
+                    if let Some(inner) = t
+                        .strip_prefix("!async.value<")
+                        .and_then(|x| x.strip_suffix('>'))
+                    {
+                        if let [r] = rs {
+                            if ty(r).to_string() != inner.trim() {
+                                return Err(format!(
+                                    "result type '{}' does not match async value type '{}'",
+                                    ty(r),
+                                    inner.trim()
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        "amdgpu.permlane_swap" => {
+            if let Some(Attribute::Integer { value, .. }) = d
+                .props
+                .get("row_length")
+                .or_else(|| d.attrs.get("row_length"))
+            {
+                if *value != 16 && *value != 32 {
+                    return Err("row_length attribute must either be 16 or 32.".into());
+                }
+            }
+        }
+        "nvvm.setmaxregister" => {
+            if let Some(Attribute::Integer { value, .. }) =
+                d.props.get("regCount").or_else(|| d.attrs.get("regCount"))
+            {
+                if value % 8 != 0 {
+                    return Err("new register size must be multiple of 8".into());
+                }
+                if !(24..=256).contains(value) {
+                    return Err("new register size must be in between 24 to 256".into());
+                }
+            }
+        }
+        "llvm.comdat_selector" => {
+            let table_parent = m
+                .parent_op(id)
+                .map(|p| m.op(p).name.as_str())
+                .is_some_and(|n| {
+                    n == "builtin.module" || ods_of(n).is_some_and(|o| o.has_trait("SymbolTable"))
+                });
+            if !table_parent {
+                return Err("symbol's parent must have the SymbolTable trait".into());
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }

@@ -381,6 +381,7 @@ impl Ctx<'_> {
         if let Some(f) = def.verify {
             f(m, op).map_err(|e| err(m, op, e))?;
         }
+        crate::ods::verify_cpp_rules(m, op).map_err(|e| err(m, op, e))?;
         Ok(())
     }
 

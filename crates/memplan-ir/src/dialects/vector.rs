@@ -86,7 +86,6 @@ pub fn register(r: &mut Registry) {
         ("vector.create_mask", parse_list_op, print_list_op, &[]),
         ("vector.from_elements", parse_list_op, print_list_op, &[]),
         ("vector.step", parse_list_op, print_list_op, &[]),
-        ("vector.print", parse_print, print_print, &["punctuation"]),
     ];
     for &(n, parse, print, inh) in ops {
         r.register(OpDef {
@@ -822,39 +821,6 @@ fn print_list_op(p: &mut Printer<'_>, op: OpId) -> bool {
     p.print_optional_attr_dict(&m.op(op).attrs, &[]);
     p.write(" : ");
     p.print_type(t);
-    true
-}
-
-fn parse_print(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    let v = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut st.attrs)?;
-    let t = p.parse_colon_type()?;
-    st.operands.push(p.resolve_operand(&v, &t)?);
-    if !st.attrs.contains("punctuation") {
-        st.props.set(
-            "punctuation",
-            Attribute::Opaque("#vector.punctuation<newline>".into()),
-        );
-    }
-    Ok(())
-}
-
-fn print_print(p: &mut Printer<'_>, op: OpId) -> bool {
-    let m = p.module();
-    let d = m.op(op);
-    let [v] = m.operands(op) else {
-        return false;
-    };
-    if d.props.get("punctuation") != Some(&Attribute::Opaque("#vector.punctuation<newline>".into()))
-        || d.props.len() != 1
-    {
-        return false;
-    }
-    p.write(" ");
-    p.print_operand(*v);
-    p.print_optional_attr_dict(&d.attrs, &[]);
-    p.write(" : ");
-    p.print_type(m.value_type(*v));
     true
 }
 

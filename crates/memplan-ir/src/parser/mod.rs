@@ -388,6 +388,13 @@ impl<'a> Parser<'a> {
         let b = self.string_bytes()?;
         Ok(Some(String::from_utf8_lossy(&b).into_owned()))
     }
+    /// A string literal as raw (unescaped) bytes.
+    pub fn parse_string_bytes(&mut self) -> PResult<Vec<u8>> {
+        if !self.at(Tok::String) {
+            return Err(self.error_expected("string literal"));
+        }
+        self.string_bytes()
+    }
     fn string_bytes(&mut self) -> PResult<Vec<u8>> {
         let t = self.peek_text();
         let span = self.tok.span;
