@@ -235,6 +235,50 @@ const CASES: &[(&str, Option<&str>)] = &[
         "gpu.binary @b [#nvvm.target]",
         Some("attribute 'objects' failed to satisfy constraint"),
     ),
+    // ---- gpu.subgroup_mma_*: matrix types, memref strides, operand kinds and shapes ----
+    (
+        "func.func private @f(!gpu.mma_matrix<8x8xsi8, \"BOp\">, !gpu.mma_matrix<4x4xf64, \"COp\">)",
+        None,
+    ),
+    ("func.func private @f(!gpu.mma_matrix<8xf32, \"COp\">)", Some("exactly two dimensions")),
+    ("func.func private @f(!gpu.mma_matrix<8x8xi16, \"COp\">)", Some("MMAMatrixType elements must be")),
+    ("func.func private @f(!gpu.mma_matrix<8x8xf32, \"DOp\">)", Some("one of AOp, BOp or COp")),
+    (
+        "func.func @f(%m: memref<8x8xf16, strided<[16, 1], offset: ?>>, %t: memref<1x8xf32, affine_map<(a, b) -> (a, b)>>, %v: memref<4x4xvector<2xi32>>, %i: index, %c: !gpu.mma_matrix<8x8xf32, \"COp\">) {\n  %0 = gpu.subgroup_mma_load_matrix %m[%i, %i] {leadDimension = 16 : index} : memref<8x8xf16, strided<[16, 1], offset: ?>> -> !gpu.mma_matrix<8x8xf16, \"BOp\">\n  %1 = gpu.subgroup_mma_load_matrix %t[%i, %i] {leadDimension = 8 : index} : memref<1x8xf32, affine_map<(a, b) -> (a, b)>> -> !gpu.mma_matrix<8x8xf32, \"COp\">\n  gpu.subgroup_mma_store_matrix %c, %t[%i, %i] {leadDimension = 8 : index} : !gpu.mma_matrix<8x8xf32, \"COp\">, memref<1x8xf32, affine_map<(a, b) -> (a, b)>>\n  %2 = gpu.subgroup_mma_load_matrix %v[%i, %i] {leadDimension = 4 : index} : memref<4x4xvector<2xi32>> -> !gpu.mma_matrix<8x8xi32, \"COp\">\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<8x8xf16, strided<[1, 8]>>, %i: index) {\n  %0 = gpu.subgroup_mma_load_matrix %m[%i, %i] {leadDimension = 8 : index} : memref<8x8xf16, strided<[1, 8]>> -> !gpu.mma_matrix<8x8xf16, \"AOp\">\n  return\n}",
+        Some("source memref most minor dim must have unit stride"),
+    ),
+    (
+        "func.func @f(%m: memref<1x8xf32, affine_map<(a, b) -> (b, a)>>, %i: index) {\n  %0 = gpu.subgroup_mma_load_matrix %m[%i, %i] {leadDimension = 8 : index} : memref<1x8xf32, affine_map<(a, b) -> (b, a)>> -> !gpu.mma_matrix<8x8xf32, \"COp\">\n  return\n}",
+        Some("source memref most minor dim must have unit stride"),
+    ),
+    (
+        "func.func @f(%m: memref<8x8xi16>, %i: index) {\n  %0 = gpu.subgroup_mma_load_matrix %m[%i, %i] {leadDimension = 8 : index} : memref<8x8xi16> -> !gpu.mma_matrix<8x8xf16, \"AOp\">\n  return\n}",
+        Some("operand #0 must be memref of 8-bit signless integer"),
+    ),
+    (
+        "func.func @f(%m: memref<4x8xf32, affine_map<(a, b) -> (b, a)>>, %c: !gpu.mma_matrix<8x8xf32, \"COp\">, %i: index) {\n  gpu.subgroup_mma_store_matrix %c, %m[%i, %i] {leadDimension = 8 : index} : !gpu.mma_matrix<8x8xf32, \"COp\">, memref<4x8xf32, affine_map<(a, b) -> (b, a)>>\n  return\n}",
+        Some("destination memref most minor dim must have unit stride"),
+    ),
+    (
+        "func.func @f(%m: memref<8x8xf32>, %c: !gpu.mma_matrix<8x8xf32, \"BOp\">, %i: index) {\n  gpu.subgroup_mma_store_matrix %c, %m[%i, %i] {leadDimension = 8 : index} : !gpu.mma_matrix<8x8xf32, \"BOp\">, memref<8x8xf32>\n  return\n}",
+        Some("to have 'COp' operand type"),
+    ),
+    (
+        "func.func @f(%a: !gpu.mma_matrix<8x4xf16, \"AOp\">, %b: !gpu.mma_matrix<4x2xf16, \"BOp\">, %c: !gpu.mma_matrix<8x2xf32, \"COp\">) {\n  %0 = gpu.subgroup_mma_compute %a, %b, %c : !gpu.mma_matrix<8x4xf16, \"AOp\">, !gpu.mma_matrix<4x2xf16, \"BOp\"> -> !gpu.mma_matrix<8x2xf32, \"COp\">\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: !gpu.mma_matrix<8x4xf16, \"AOp\">, %b: !gpu.mma_matrix<4x2xf16, \"BOp\">, %c: !gpu.mma_matrix<8x2xf32, \"COp\">) {\n  %0 = gpu.subgroup_mma_compute %a, %c, %b : !gpu.mma_matrix<8x4xf16, \"AOp\">, !gpu.mma_matrix<8x2xf32, \"COp\"> -> !gpu.mma_matrix<4x2xf16, \"BOp\">\n  return\n}",
+        Some("must be in the order AOp, BOp, COp"),
+    ),
+    (
+        "func.func @f(%a: !gpu.mma_matrix<8x4xf16, \"AOp\">, %b: !gpu.mma_matrix<8x2xf16, \"BOp\">, %c: !gpu.mma_matrix<8x2xf32, \"COp\">) {\n  %0 = gpu.subgroup_mma_compute %a, %b, %c : !gpu.mma_matrix<8x4xf16, \"AOp\">, !gpu.mma_matrix<8x2xf16, \"BOp\"> -> !gpu.mma_matrix<8x2xf32, \"COp\">\n  return\n}",
+        Some("do not satisfy matmul constraints"),
+    ),
     // ---- arith.constant: a scalable vector takes only a splat (equal bits in every lane) ----
     (
         "func.func @f() {\n  %0 = arith.constant dense<[5, 5, 5]> : vector<[3]xi16>\n  %1 = arith.constant dense<[-1, 255]> : vector<[2]xi8>\n  %2 = arith.constant dense<[[2.5, 2.50], [2.5, 25.0e-1]]> : vector<2x[2]xf32>\n  %3 = arith.constant dense<[4, 9]> : vector<2xi64>\n  return\n}",

@@ -313,6 +313,118 @@ fn verify_offload_attrs(m: &Module, op: OpId) -> Result<(), String> {
     Ok(())
 }
 
+/// The shape and operand kind of a `!gpu.mma_matrix<RxCxT, "Op">`.
+fn mma_matrix(t: &Type) -> Option<(Vec<i64>, String)> {
+    let TypeKind::Opaque(s) = t.kind() else {
+        return None;
+    };
+    let body = s.strip_prefix("!gpu.mma_matrix<")?.strip_suffix('>')?;
+    let (shape, kind) = body.rsplit_once(',')?;
+    let mut parts: Vec<&str> = shape.split('x').map(str::trim).collect();
+    parts.pop();
+    let dims = parts
+        .iter()
+        .map(|d| d.parse().ok())
+        .collect::<Option<Vec<i64>>>()?;
+    Some((dims, kind.trim().trim_matches('"').to_string()))
+}
+
+/// Whether a memref's innermost dimension has stride 1 (MLIR's `isLastDimUnitStride`).
+/// `None` when this cannot tell (a single-result or non-trivial affine layout).
+fn last_dim_unit_stride(t: &Type) -> Option<bool> {
+    let TypeKind::MemRef { shape, layout, .. } = t.kind() else {
+        return None;
+    };
+    shape.len().checked_sub(1)?;
+    match layout {
+        None => Some(true),
+        Some(Attribute::Strided { strides, .. }) => Some(strides.last() == Some(&1)),
+        Some(Attribute::AffineMap(am)) if am.is_identity() => Some(true),
+        // MLIR finds no strides for a map with several results other than the identity (a
+        // dim permutation, say), so the op is rejected whatever the sizes. Only maps made of
+        // bare dims are judged here; anything else is left alone.
+        Some(Attribute::AffineMap(am))
+            if am.results.len() > 1
+                && am
+                    .results
+                    .iter()
+                    .all(|r| matches!(r, crate::affine::AffineExpr::Dim(_))) =>
+        {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// `gpu.subgroup_mma_load_matrix`, `_store_matrix` and `_compute`: MLIR 22's rules on the
+/// memref (element type, unit innermost stride) and on the matrices' operand kinds/shapes.
+pub fn verify_subgroup_mma(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    let ty = |i: usize| ops.get(i).map(|&v| m.value_type(v));
+    match m.op(op).name.as_str() {
+        "gpu.subgroup_mma_load_matrix" => {
+            let Some(src) = ty(0) else { return Ok(()) };
+            let elem_ok = |e: &Type| {
+                *e == Type::int(8)
+                    || *e == Type::int(32)
+                    || matches!(e.kind(), TypeKind::Float(k) if matches!(k, crate::types::FloatKind::F16 | crate::types::FloatKind::F32 | crate::types::FloatKind::F64))
+            };
+            let ok = match src.kind() {
+                TypeKind::MemRef { elem, .. } => {
+                    elem_ok(elem)
+                        || matches!(elem.kind(), TypeKind::Vector { shape, elem: ve, .. } if shape.len() == 1 && elem_ok(ve))
+                }
+                _ => false,
+            };
+            if !ok {
+                return Err(format!("operand #0 must be memref of 8-bit signless integer or 32-bit signless integer or 16-bit float or 32-bit float or 64-bit float or vector of 8-bit signless integer or 32-bit signless integer or 16-bit float or 32-bit float or 64-bit float values of ranks 1 values, but got '{src}'"));
+            }
+            if last_dim_unit_stride(src) == Some(false) {
+                return Err("expected source memref most minor dim must have unit stride".into());
+            }
+        }
+        "gpu.subgroup_mma_store_matrix" => {
+            if let Some(dst) = ty(1) {
+                if last_dim_unit_stride(dst) == Some(false) {
+                    return Err(
+                        "expected destination memref most minor dim must have unit stride".into(),
+                    );
+                }
+            }
+            if let Some((_, kind)) = ty(0).and_then(mma_matrix) {
+                if kind != "COp" {
+                    return Err(
+                        "expected the operand matrix being stored to have 'COp' operand type"
+                            .into(),
+                    );
+                }
+            }
+        }
+        "gpu.subgroup_mma_compute" => {
+            let (Some(a), Some(b), Some(c)) = (
+                ty(0).and_then(mma_matrix),
+                ty(1).and_then(mma_matrix),
+                ty(2).and_then(mma_matrix),
+            ) else {
+                return Ok(());
+            };
+            if a.1 != "AOp" || b.1 != "BOp" || c.1 != "COp" {
+                return Err("operands must be in the order AOp, BOp, COp".into());
+            }
+            let (a, b, c) = (a.0, b.0, c.0);
+            if a.len() == 2
+                && b.len() == 2
+                && c.len() == 2
+                && (a[1] != b[0] || a[0] != c[0] || b[1] != c[1])
+            {
+                return Err("operand shapes do not satisfy matmul constraints".into());
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 // ===== shared pieces =====
 
 /// `[async] [ '[' %deps ']' ]`: returns whether `async` was written and the dependencies.
