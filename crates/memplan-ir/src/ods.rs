@@ -3562,6 +3562,10 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
         _ => Ok(()),
     };
     match op.name {
+        "gpu.subgroup_mma_load_matrix"
+        | "gpu.subgroup_mma_store_matrix"
+        | "gpu.subgroup_mma_compute" => crate::dialects::gpu::verify_subgroup_mma(m, id)?,
+        "gpu.dynamic_shared_memory" => crate::dialects::gpu::verify_dynamic_shared_memory(m, id)?,
         "vector.load" => index_count(ops.first(), ops.len().saturating_sub(1))?,
         "vector.store" => index_count(ops.get(1), ops.len().saturating_sub(2))?,
         "vector.maskedload" | "vector.maskedstore" => {

@@ -297,6 +297,7 @@ impl Ctx<'_> {
                 "'bufferization.escape' only valid for allocation results",
             ));
         }
+        crate::dialects::gpu::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         // Symbol visibility (MLIR's SymbolOpInterface): registered ops only.
         let sym_visibility = d
             .props

@@ -177,6 +177,121 @@ const CASES: &[(&str, Option<&str>)] = &[
         "gpu.module @m {\n  gpu.func @k(%a: i32) kernel {\n    %0 = gpu.subgroup_reduce maxsi %a cluster(size = 8, stride = 2) : (i32) -> i32\n    %1 = gpu.all_reduce and %a uniform {\n    } : (i32) -> i32\n    gpu.return\n  }\n}",
         None,
     ),
+    // ---- gpu.alloc symbol operands, gpu.dynamic_shared_memory, gpu launch-size hints ----
+    (
+        "func.func @f(%s: index) {\n  %0 = gpu.alloc() [%s] : memref<3x5xi16, affine_map<(i, j)[t] -> (i * t + j)>>\n  %1 = gpu.alloc() [%s, %s] : memref<3x5xi16, strided<[?, 1], offset: ?>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%s: index) {\n  %0 = gpu.alloc() [%s] : memref<3x5xi16, strided<[5, 1]>>\n  return\n}",
+        Some("symbol operand count does not equal memref symbol count"),
+    ),
+    (
+        "func.func @f() {\n  %0 = gpu.alloc() : memref<4xf64, affine_map<(i)[a, b] -> (i + a + b)>>\n  return\n}",
+        Some("symbol operand count does not equal memref symbol count"),
+    ),
+    (
+        "func.func @f() {\n  %0 = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>\n  %1 = gpu.dynamic_shared_memory : memref<?xi8, strided<[1], offset: ?>, #gpu.address_space<workgroup>>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f() {\n  %0 = gpu.dynamic_shared_memory : memref<?xi8, 3>\n  return\n}",
+        Some("address space must be address_space<workgroup>"),
+    ),
+    (
+        "func.func @f() {\n  %0 = gpu.dynamic_shared_memory : memref<16xi8, #gpu.address_space<workgroup>>\n  return\n}",
+        Some("result memref type must be memref<?xi8"),
+    ),
+    (
+        "func.func @f() {\n  %0 = gpu.dynamic_shared_memory : memref<?x4xi8, #gpu.address_space<workgroup>>\n  return\n}",
+        Some("must be 1D memref of 8-bit signless integer values"),
+    ),
+    (
+        "func.func @f() attributes {gpu.known_grid_size = array<i32: 4, 4, 1>, gpu.known_block_size = array<i32: 64, 1, 1>} {\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f() attributes {gpu.known_grid_size = array<i64: 4, 4, 1>} {\n  return\n}",
+        Some("gpu.known_grid_size must be a dense i32 array"),
+    ),
+    (
+        "gpu.module @m {\n  gpu.func @k() kernel attributes {gpu.known_cluster_size = array<i32: 2, 2, 2, 2>} {\n    gpu.return\n  }\n}",
+        Some("gpu.known_cluster_size must contain exactly 3 elements"),
+    ),
+    // ---- gpu.module targets, gpu.binary objects, offloading handlers ----
+    (
+        "gpu.module @m <#gpu.select_object<1>> [#rocdl.target, #nvvm.target] {\n}\ngpu.binary @b <#gpu.select_object<0>> [#gpu.object<#nvvm.target, \"x\">]",
+        None,
+    ),
+    (
+        "gpu.module @m [\"sm_90\"] {\n}",
+        Some("attribute 'targets' failed to satisfy constraint"),
+    ),
+    (
+        "gpu.module @m <7> [#nvvm.target] {\n}",
+        Some("attribute 'offloadingHandler' failed to satisfy constraint"),
+    ),
+    (
+        "gpu.binary @b [#nvvm.target]",
+        Some("attribute 'objects' failed to satisfy constraint"),
+    ),
+    // ---- gpu.subgroup_mma_*: matrix types, memref strides, operand kinds and shapes ----
+    (
+        "func.func private @f(!gpu.mma_matrix<8x8xsi8, \"BOp\">, !gpu.mma_matrix<4x4xf64, \"COp\">)",
+        None,
+    ),
+    ("func.func private @f(!gpu.mma_matrix<8xf32, \"COp\">)", Some("exactly two dimensions")),
+    ("func.func private @f(!gpu.mma_matrix<8x8xi16, \"COp\">)", Some("MMAMatrixType elements must be")),
+    ("func.func private @f(!gpu.mma_matrix<8x8xf32, \"DOp\">)", Some("one of AOp, BOp or COp")),
+    (
+        "func.func @f(%m: memref<8x8xf16, strided<[16, 1], offset: ?>>, %t: memref<1x8xf32, affine_map<(a, b) -> (a, b)>>, %v: memref<4x4xvector<2xi32>>, %i: index, %c: !gpu.mma_matrix<8x8xf32, \"COp\">) {\n  %0 = gpu.subgroup_mma_load_matrix %m[%i, %i] {leadDimension = 16 : index} : memref<8x8xf16, strided<[16, 1], offset: ?>> -> !gpu.mma_matrix<8x8xf16, \"BOp\">\n  %1 = gpu.subgroup_mma_load_matrix %t[%i, %i] {leadDimension = 8 : index} : memref<1x8xf32, affine_map<(a, b) -> (a, b)>> -> !gpu.mma_matrix<8x8xf32, \"COp\">\n  gpu.subgroup_mma_store_matrix %c, %t[%i, %i] {leadDimension = 8 : index} : !gpu.mma_matrix<8x8xf32, \"COp\">, memref<1x8xf32, affine_map<(a, b) -> (a, b)>>\n  %2 = gpu.subgroup_mma_load_matrix %v[%i, %i] {leadDimension = 4 : index} : memref<4x4xvector<2xi32>> -> !gpu.mma_matrix<8x8xi32, \"COp\">\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<8x8xf16, strided<[1, 8]>>, %i: index) {\n  %0 = gpu.subgroup_mma_load_matrix %m[%i, %i] {leadDimension = 8 : index} : memref<8x8xf16, strided<[1, 8]>> -> !gpu.mma_matrix<8x8xf16, \"AOp\">\n  return\n}",
+        Some("source memref most minor dim must have unit stride"),
+    ),
+    (
+        "func.func @f(%m: memref<1x8xf32, affine_map<(a, b) -> (b, a)>>, %i: index) {\n  %0 = gpu.subgroup_mma_load_matrix %m[%i, %i] {leadDimension = 8 : index} : memref<1x8xf32, affine_map<(a, b) -> (b, a)>> -> !gpu.mma_matrix<8x8xf32, \"COp\">\n  return\n}",
+        Some("source memref most minor dim must have unit stride"),
+    ),
+    (
+        "func.func @f(%m: memref<8x8xi16>, %i: index) {\n  %0 = gpu.subgroup_mma_load_matrix %m[%i, %i] {leadDimension = 8 : index} : memref<8x8xi16> -> !gpu.mma_matrix<8x8xf16, \"AOp\">\n  return\n}",
+        Some("operand #0 must be memref of 8-bit signless integer"),
+    ),
+    (
+        "func.func @f(%m: memref<4x8xf32, affine_map<(a, b) -> (b, a)>>, %c: !gpu.mma_matrix<8x8xf32, \"COp\">, %i: index) {\n  gpu.subgroup_mma_store_matrix %c, %m[%i, %i] {leadDimension = 8 : index} : !gpu.mma_matrix<8x8xf32, \"COp\">, memref<4x8xf32, affine_map<(a, b) -> (b, a)>>\n  return\n}",
+        Some("destination memref most minor dim must have unit stride"),
+    ),
+    (
+        "func.func @f(%m: memref<8x8xf32>, %c: !gpu.mma_matrix<8x8xf32, \"BOp\">, %i: index) {\n  gpu.subgroup_mma_store_matrix %c, %m[%i, %i] {leadDimension = 8 : index} : !gpu.mma_matrix<8x8xf32, \"BOp\">, memref<8x8xf32>\n  return\n}",
+        Some("to have 'COp' operand type"),
+    ),
+    (
+        "func.func @f(%a: !gpu.mma_matrix<8x4xf16, \"AOp\">, %b: !gpu.mma_matrix<4x2xf16, \"BOp\">, %c: !gpu.mma_matrix<8x2xf32, \"COp\">) {\n  %0 = gpu.subgroup_mma_compute %a, %b, %c : !gpu.mma_matrix<8x4xf16, \"AOp\">, !gpu.mma_matrix<4x2xf16, \"BOp\"> -> !gpu.mma_matrix<8x2xf32, \"COp\">\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: !gpu.mma_matrix<8x4xf16, \"AOp\">, %b: !gpu.mma_matrix<4x2xf16, \"BOp\">, %c: !gpu.mma_matrix<8x2xf32, \"COp\">) {\n  %0 = gpu.subgroup_mma_compute %a, %c, %b : !gpu.mma_matrix<8x4xf16, \"AOp\">, !gpu.mma_matrix<8x2xf32, \"COp\"> -> !gpu.mma_matrix<4x2xf16, \"BOp\">\n  return\n}",
+        Some("must be in the order AOp, BOp, COp"),
+    ),
+    (
+        "func.func @f(%a: !gpu.mma_matrix<8x4xf16, \"AOp\">, %b: !gpu.mma_matrix<8x2xf16, \"BOp\">, %c: !gpu.mma_matrix<8x2xf32, \"COp\">) {\n  %0 = gpu.subgroup_mma_compute %a, %b, %c : !gpu.mma_matrix<8x4xf16, \"AOp\">, !gpu.mma_matrix<8x2xf16, \"BOp\"> -> !gpu.mma_matrix<8x2xf32, \"COp\">\n  return\n}",
+        Some("do not satisfy matmul constraints"),
+    ),
+    // ---- arith.constant: a scalable vector takes only a splat (equal bits in every lane) ----
+    (
+        "func.func @f() {\n  %0 = arith.constant dense<[5, 5, 5]> : vector<[3]xi16>\n  %1 = arith.constant dense<[-1, 255]> : vector<[2]xi8>\n  %2 = arith.constant dense<[[2.5, 2.50], [2.5, 25.0e-1]]> : vector<2x[2]xf32>\n  %3 = arith.constant dense<[4, 9]> : vector<2xi64>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f() {\n  %0 = arith.constant dense<[[4, 4], [4, 5]]> : vector<[2]x2xi64>\n  return\n}",
+        Some("unless it's a vector splat"),
+    ),
+    (
+        "func.func @f() {\n  %0 = arith.constant dense<[0.0, -0.0]> : vector<[2]xf64>\n  return\n}",
+        Some("unless it's a vector splat"),
+    ),
     // ---- scf.reduce ----
     (
         "func.func @f(%n: index, %x: i32) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%x : i32) {\n    ^bb0(%a: i32, %b: i32):\n      \"foo.done\"() : () -> ()\n    }\n  }\n  return\n}",

@@ -447,7 +447,81 @@ fn verify_constant(m: &Module, op: OpId) -> Result<(), String> {
     if !same {
         return Err("failed to verify that all of {value, result} have same type".into());
     }
+    if let TypeKind::Vector { scalable, elem, .. } = rt.kind() {
+        if scalable.iter().any(|&s| s) && known_not_splat(v, elem) {
+            return Err("intializing scalable vectors with elements attribute is not supported unless it's a vector splat".into());
+        }
+    }
     Ok(())
+}
+
+/// True when `v` is an elements attribute that is certainly not a splat: a `dense` list
+/// whose elements of type `elem` do not all have the same bits (MLIR stores a list of equal
+/// values as a splat). Anything this cannot decode (hex bodies, complex or narrow floats,
+/// hex float literals) counts as a possible splat, so the caller never rejects too much.
+fn known_not_splat(v: &Attribute, elem: &Type) -> bool {
+    let Attribute::Elements { kind, body, .. } = v else {
+        return false;
+    };
+    if kind != "dense" {
+        return kind == "sparse";
+    }
+    let flat: String = body.chars().filter(|c| *c != '[' && *c != ']').collect();
+    let items: Vec<&str> = flat.split(',').map(str::trim).collect();
+    if items.len() < 2 || items.iter().any(|s| s.is_empty() || s.starts_with('"')) {
+        return false;
+    }
+    let bits: Option<Vec<u64>> = match elem.kind() {
+        TypeKind::Integer { width, .. } if *width <= 64 => {
+            let mask = if *width == 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            };
+            items
+                .iter()
+                .map(|s| {
+                    let n: i128 = match *s {
+                        "true" => 1,
+                        "false" => 0,
+                        _ => s.parse().ok()?,
+                    };
+                    Some((n as u64) & mask)
+                })
+                .collect()
+        }
+        TypeKind::Index => items
+            .iter()
+            .map(|s| s.parse::<i64>().ok().map(|n| n as u64))
+            .collect(),
+        TypeKind::Float(crate::types::FloatKind::F32) => items
+            .iter()
+            .map(|s| {
+                dec_float(s)
+                    .and_then(|t| t.parse::<f32>().ok())
+                    .map(|f| u64::from(f.to_bits()))
+            })
+            .collect(),
+        TypeKind::Float(crate::types::FloatKind::F64) => items
+            .iter()
+            .map(|s| {
+                dec_float(s)
+                    .and_then(|t| t.parse::<f64>().ok())
+                    .map(f64::to_bits)
+            })
+            .collect(),
+        _ => None,
+    };
+    bits.is_some_and(|b| b.iter().any(|x| *x != b[0]))
+}
+
+/// `s` if it is a plain decimal float literal (no hex, no inf/nan spelling).
+fn dec_float(s: &str) -> Option<&str> {
+    let ok = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))
+        && s.chars().any(|c| c.is_ascii_digit());
+    ok.then_some(s)
 }
 
 // ===== binary ops and negf =====

@@ -21,7 +21,7 @@
 //! attributions being memrefs in the workgroup (3) / private (5) address space, and
 //! `gpu.launch_func` resolving its kernel through the `gpu.container_module` module.
 
-use crate::attrs::Attribute;
+use crate::attrs::{Attribute, DenseArrayValues};
 use crate::ir::{Module, OpId, OperationState, ValueId};
 use crate::lexer::Tok;
 use crate::parser::{Argument, Delimiter, PResult, Parser, UnresolvedOperand};
@@ -55,6 +55,7 @@ pub fn register(r: &mut Registry) {
             | traits::NO_TERMINATOR
             | traits::SYMBOL_TABLE
             | traits::SINGLE_BLOCK,
+        verify: Some(verify_offload_attrs),
         inherent: &["sym_name", "targets", "offloadingHandler"],
         ..OpDef::new("gpu.module")
     });
@@ -147,6 +148,7 @@ pub fn register(r: &mut Registry) {
     r.register(OpDef {
         parse: Some(parse_binary),
         print: Some(print_binary),
+        verify: Some(verify_offload_attrs),
         inherent: &["sym_name", "offloadingHandler", "objects"],
         ..OpDef::new("gpu.binary")
     });
@@ -206,6 +208,221 @@ pub fn is_workgroup_memref(t: &Type) -> bool {
         }
         _ => false,
     }
+}
+
+/// `gpu.dynamic_shared_memory`: a 1-D `i8` memref in `#gpu.address_space<workgroup>` (the
+/// attribute itself: a bare integer space is not accepted here) with a dynamic size.
+pub fn verify_dynamic_shared_memory(m: &Module, op: OpId) -> Result<(), String> {
+    let Some(&r) = m.results(op).first() else {
+        return Err("requires one result".into());
+    };
+    let t = m.value_type(r);
+    let TypeKind::MemRef {
+        shape,
+        elem,
+        memory_space,
+        ..
+    } = t.kind()
+    else {
+        return Err(format!(
+            "result #0 must be 1D memref of 8-bit signless integer values, but got '{t}'"
+        ));
+    };
+    if shape.len() != 1 || *elem != Type::int(8) {
+        return Err(format!(
+            "result #0 must be 1D memref of 8-bit signless integer values, but got '{t}'"
+        ));
+    }
+    let workgroup = matches!(memory_space, Some(a @ Attribute::Opaque(_))
+        if address_space_name(a).is_some_and(|n| n == "workgroup"));
+    if !workgroup {
+        return Err("address space must be address_space<workgroup>".into());
+    }
+    if shape[0] != crate::DYNAMIC {
+        return Err(
+            "result memref type must be memref<?xi8, #gpu.address_space<workgroup>>".into(),
+        );
+    }
+    Ok(())
+}
+
+/// The GPU dialect's discardable attributes, checked on any op that carries them (MLIR's
+/// dialect attribute verifier): the `gpu.known_*_size` hints are `array<i32: x, y, z>`.
+pub fn verify_discardable_attrs(m: &Module, op: OpId) -> Result<(), String> {
+    for name in [
+        "gpu.known_block_size",
+        "gpu.known_grid_size",
+        "gpu.known_cluster_size",
+    ] {
+        let Some(a) = m.op(op).attrs.get(name) else {
+            continue;
+        };
+        match a {
+            Attribute::DenseArray {
+                elem,
+                values: DenseArrayValues::Int(v),
+            } if *elem == Type::int(32) => {
+                if v.len() != 3 {
+                    return Err(format!("{name} must contain exactly 3 elements"));
+                }
+            }
+            _ => return Err(format!("{name} must be a dense i32 array")),
+        }
+    }
+    Ok(())
+}
+
+/// An attribute of a dialect other than builtin (`#nvvm.target`, `#gpu.object<..>`): the
+/// only kind that can carry the GPU target/object interfaces or the offloading trait. Which
+/// dialect attribute has them is not known here, so any such attribute is accepted.
+fn is_dialect_attr(a: &Attribute) -> bool {
+    matches!(a, Attribute::Opaque(s) if s.starts_with('#'))
+}
+
+/// The ODS constraints on `gpu.module`'s `targets` / `gpu.binary`'s `objects` (a non-empty
+/// array of dialect attributes; `objects` must hold `#gpu.object`s) and on either op's
+/// `offloadingHandler`.
+fn verify_offload_attrs(m: &Module, op: OpId) -> Result<(), String> {
+    let is_binary = m.op(op).name == "gpu.binary";
+    let (list_name, what) = if is_binary {
+        ("objects", "an array of GPU object attributes")
+    } else {
+        ("targets", "array of GPU target attributes")
+    };
+    if let Some(a) = attr(m, op, list_name) {
+        let ok =
+            match a {
+                Attribute::Array(v) => !v.is_empty() && v.iter().all(|e| {
+                    is_dialect_attr(e)
+                        && (!is_binary
+                            || matches!(e, Attribute::Opaque(s) if s.starts_with("#gpu.object")))
+                }),
+                _ => false,
+            };
+        if !ok {
+            return Err(format!(
+                "attribute '{list_name}' failed to satisfy constraint: {what} with at least 1 elements"
+            ));
+        }
+    }
+    if let Some(h) = attr(m, op, "offloadingHandler") {
+        if !is_dialect_attr(h) {
+            return Err("attribute 'offloadingHandler' failed to satisfy constraint: any attribute with the `OffloadingTranslationAttrTrait` trait.".into());
+        }
+    }
+    Ok(())
+}
+
+/// The shape and operand kind of a `!gpu.mma_matrix<RxCxT, "Op">`.
+fn mma_matrix(t: &Type) -> Option<(Vec<i64>, String)> {
+    let TypeKind::Opaque(s) = t.kind() else {
+        return None;
+    };
+    let body = s.strip_prefix("!gpu.mma_matrix<")?.strip_suffix('>')?;
+    let (shape, kind) = body.rsplit_once(',')?;
+    let mut parts: Vec<&str> = shape.split('x').map(str::trim).collect();
+    parts.pop();
+    let dims = parts
+        .iter()
+        .map(|d| d.parse().ok())
+        .collect::<Option<Vec<i64>>>()?;
+    Some((dims, kind.trim().trim_matches('"').to_string()))
+}
+
+/// Whether a memref's innermost dimension has stride 1 (MLIR's `isLastDimUnitStride`).
+/// `None` when this cannot tell (a single-result or non-trivial affine layout).
+fn last_dim_unit_stride(t: &Type) -> Option<bool> {
+    let TypeKind::MemRef { shape, layout, .. } = t.kind() else {
+        return None;
+    };
+    shape.len().checked_sub(1)?;
+    match layout {
+        None => Some(true),
+        Some(Attribute::Strided { strides, .. }) => Some(strides.last() == Some(&1)),
+        Some(Attribute::AffineMap(am)) if am.is_identity() => Some(true),
+        // MLIR finds no strides for a map with several results other than the identity (a
+        // dim permutation, say), so the op is rejected whatever the sizes. Only maps made of
+        // bare dims are judged here; anything else is left alone.
+        Some(Attribute::AffineMap(am))
+            if am.results.len() > 1
+                && am
+                    .results
+                    .iter()
+                    .all(|r| matches!(r, crate::affine::AffineExpr::Dim(_))) =>
+        {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// `gpu.subgroup_mma_load_matrix`, `_store_matrix` and `_compute`: MLIR 22's rules on the
+/// memref (element type, unit innermost stride) and on the matrices' operand kinds/shapes.
+pub fn verify_subgroup_mma(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    let ty = |i: usize| ops.get(i).map(|&v| m.value_type(v));
+    match m.op(op).name.as_str() {
+        "gpu.subgroup_mma_load_matrix" => {
+            let Some(src) = ty(0) else { return Ok(()) };
+            let elem_ok = |e: &Type| {
+                *e == Type::int(8)
+                    || *e == Type::int(32)
+                    || matches!(e.kind(), TypeKind::Float(k) if matches!(k, crate::types::FloatKind::F16 | crate::types::FloatKind::F32 | crate::types::FloatKind::F64))
+            };
+            let ok = match src.kind() {
+                TypeKind::MemRef { elem, .. } => {
+                    elem_ok(elem)
+                        || matches!(elem.kind(), TypeKind::Vector { shape, elem: ve, .. } if shape.len() == 1 && elem_ok(ve))
+                }
+                _ => false,
+            };
+            if !ok {
+                return Err(format!("operand #0 must be memref of 8-bit signless integer or 32-bit signless integer or 16-bit float or 32-bit float or 64-bit float or vector of 8-bit signless integer or 32-bit signless integer or 16-bit float or 32-bit float or 64-bit float values of ranks 1 values, but got '{src}'"));
+            }
+            if last_dim_unit_stride(src) == Some(false) {
+                return Err("expected source memref most minor dim must have unit stride".into());
+            }
+        }
+        "gpu.subgroup_mma_store_matrix" => {
+            if let Some(dst) = ty(1) {
+                if last_dim_unit_stride(dst) == Some(false) {
+                    return Err(
+                        "expected destination memref most minor dim must have unit stride".into(),
+                    );
+                }
+            }
+            if let Some((_, kind)) = ty(0).and_then(mma_matrix) {
+                if kind != "COp" {
+                    return Err(
+                        "expected the operand matrix being stored to have 'COp' operand type"
+                            .into(),
+                    );
+                }
+            }
+        }
+        "gpu.subgroup_mma_compute" => {
+            let (Some(a), Some(b), Some(c)) = (
+                ty(0).and_then(mma_matrix),
+                ty(1).and_then(mma_matrix),
+                ty(2).and_then(mma_matrix),
+            ) else {
+                return Ok(());
+            };
+            if a.1 != "AOp" || b.1 != "BOp" || c.1 != "COp" {
+                return Err("operands must be in the order AOp, BOp, COp".into());
+            }
+            let (a, b, c) = (a.0, b.0, c.0);
+            if a.len() == 2
+                && b.len() == 2
+                && c.len() == 2
+                && (a[1] != b[0] || a[0] != c[0] || b[1] != c[1])
+            {
+                return Err("operand shapes do not satisfy matmul constraints".into());
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 // ===== shared pieces =====
@@ -1362,6 +1579,25 @@ fn verify_alloc(m: &Module, op: OpId) -> Result<(), String> {
     let dynamic = shape.iter().filter(|&&d| d == crate::DYNAMIC).count();
     if dynamic as i64 != seg[1] {
         return Err("dimension operand count does not equal memref dynamic dimension count".into());
+    }
+    // The layout's symbols (an affine map's, or a strided layout's dynamic strides/offset)
+    // each take one symbol operand.
+    let nsyms = match t.kind() {
+        TypeKind::MemRef {
+            layout: Some(Attribute::AffineMap(am)),
+            ..
+        } => am.num_symbols as usize,
+        TypeKind::MemRef {
+            layout: Some(Attribute::Strided { strides, offset }),
+            ..
+        } => {
+            strides.iter().filter(|&&s| s == crate::DYNAMIC).count()
+                + usize::from(*offset == crate::DYNAMIC)
+        }
+        _ => 0,
+    };
+    if nsyms as i64 != seg[2] {
+        return Err("symbol operand count does not equal memref symbol count".into());
     }
     Ok(())
 }

@@ -172,6 +172,11 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
+        if name == "!gpu.mma_matrix" && has_body {
+            if let Some(msg) = mma_matrix_error(&self.src[end + 1..stop - 1]) {
+                return Err(Diagnostic::new(span, msg));
+            }
+        }
         let text = self.src[span.start as usize..stop].to_string();
         self.reset(stop);
         Ok(Type::new(TypeKind::Opaque(text)))
@@ -734,4 +739,23 @@ fn check_memory_space(a: Option<&Attribute>, span: Span) -> PResult<()> {
     } else {
         Err(Diagnostic::new(span, "unsupported memory space Attribute"))
     }
+}
+
+/// MLIR's checks on `!gpu.mma_matrix<RxCxT, "Op">` (the text between the brackets): two
+/// dimensions, an element type MMA supports, and an `AOp`/`BOp`/`COp` operand kind. A body
+/// this cannot split is left for the opaque type as before.
+fn mma_matrix_error(body: &str) -> Option<&'static str> {
+    let (shape, kind) = body.rsplit_once(',')?;
+    let parts: Vec<&str> = shape.split('x').map(str::trim).collect();
+    let (elem, dims) = parts.split_last()?;
+    if dims.len() != 2 {
+        return Some("MMAMatrixType must have exactly two dimensions");
+    }
+    if !matches!(*elem, "si8" | "ui8" | "i32" | "f16" | "f32" | "f64") {
+        return Some("MMAMatrixType elements must be SI8, UI8, I32, F16, F32, or F64");
+    }
+    if !matches!(kind.trim(), "\"AOp\"" | "\"BOp\"" | "\"COp\"") {
+        return Some("operand expected to be one of AOp, BOp or COp");
+    }
+    None
 }
