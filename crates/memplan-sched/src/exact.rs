@@ -526,6 +526,18 @@ impl<'g> Search<'g> {
     }
 }
 
+/// Bytes of the graph inputs (live from the start), and of those no node reads and the
+/// graph does not return (dead from the start); shared by the order search and the joint search.
+pub(crate) fn input_bytes(g: &Graph) -> (u64, u64) {
+    let inputs = g.buffers.iter().filter(|b| b.producer.is_none());
+    let live = inputs.clone().map(|b| b.size).sum();
+    let dead = inputs
+        .filter(|b| b.consumers.is_empty() && !b.graph_output)
+        .map(|b| b.size)
+        .sum();
+    (live, dead)
+}
+
 /// Searches for an order of least peak; see the module documentation.
 pub fn exact(g: &Graph, opts: &ExactOptions) -> ExactResult {
     let start = Instant::now();
@@ -562,18 +574,7 @@ pub fn exact(g: &Graph, opts: &ExactOptions) -> ExactResult {
     );
     let mut by_bound: Vec<usize> = (0..n).collect();
     by_bound.sort_by_key(|&v| (std::cmp::Reverse(static_bound[v]), v));
-    let inputs_live: u64 = g
-        .buffers
-        .iter()
-        .filter(|b| b.producer.is_none())
-        .map(|b| b.size)
-        .sum();
-    let dead_inputs: u64 = g
-        .buffers
-        .iter()
-        .filter(|b| b.producer.is_none() && b.consumers.is_empty() && !b.graph_output)
-        .map(|b| b.size)
-        .sum();
+    let (inputs_live, dead_inputs) = input_bytes(g);
     let words = n.div_ceil(64);
     let memo_cap = (64 << 20) / (words * 8 + 64);
     let mut s = Search {

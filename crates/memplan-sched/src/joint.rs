@@ -55,7 +55,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::exact::{closure, global_bound, must_live_per_node, Bits};
+use crate::exact::{closure, global_bound, input_bytes, must_live_per_node, Bits};
 use crate::graph::Graph;
 use crate::{place_with_bound, Placement};
 
@@ -475,18 +475,7 @@ pub fn joint(
             nonempty += 1;
         }
     }
-    let inputs_live: u64 = g
-        .buffers
-        .iter()
-        .filter(|b| b.producer.is_none())
-        .map(|b| b.size)
-        .sum();
-    let dead_inputs: u64 = g
-        .buffers
-        .iter()
-        .filter(|b| b.producer.is_none() && b.consumers.is_empty() && !b.graph_output)
-        .map(|b| b.size)
-        .sum();
+    let (inputs_live, dead_inputs) = input_bytes(g);
     let mut s = Search {
         g,
         anc,
