@@ -1219,8 +1219,8 @@ fn group_present(p: &mut Parser<'_>, op: &OdsOp, first: &Elem) -> bool {
     }
 }
 
-/// LLVM's linkage keywords (`#llvm.linkage<...>`).
-const LINKAGES: [&str; 11] = [
+/// LLVM's linkage keywords (`#llvm.linkage<...>`), for the engine and the hand-written llvm ops.
+pub(crate) const LINKAGES: [&str; 11] = [
     "private",
     "internal",
     "available_externally",

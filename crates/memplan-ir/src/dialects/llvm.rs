@@ -925,19 +925,7 @@ fn parse_switch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 /// `llvm.mlir.global [linkage] [visibility] [thread_local] [unnamed_addr] [constant] @name(
 /// [value]) [attrs] [: type] [initializer region]`.
 fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    if let Some(l) = p.parse_optional_keyword_of(&[
-        "private",
-        "internal",
-        "external",
-        "linkonce",
-        "linkonce_odr",
-        "weak",
-        "weak_odr",
-        "available_externally",
-        "common",
-        "extern_weak",
-        "appending",
-    ]) {
+    if let Some(l) = p.parse_optional_keyword_of(&crate::ods::LINKAGES) {
         st.props
             .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
     }
