@@ -412,4 +412,12 @@ fn exact_searches_order_and_placement_together() {
     assert_eq!(exact["schedule_lower_bound"], 24);
     assert_eq!(exact["proved"], true);
     assert_eq!(exact["joint"]["improved"], true);
+    // The text report names the joint search as the order's origin, not the
+    // heuristic it started from.
+    let text = memplan(&["model", &g]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("order peak 24, from the joint search"),
+        "{text}"
+    );
 }

@@ -420,7 +420,9 @@ fn model(args: &ModelArgs) -> Result<(), u8> {
             summary.buffers,
             summary.scheduler,
             summary.schedule_peak,
-            if args.schedule == Scheduler::Best || args.schedule == Scheduler::Exact {
+            if summary.joint.as_ref().is_some_and(|j| j.improved) {
+                ", from the joint search".to_string()
+            } else if args.schedule == Scheduler::Best || args.schedule == Scheduler::Exact {
                 format!(", from {}", sched.winner.name())
             } else {
                 String::new()
