@@ -8,7 +8,7 @@ use crate::attrs::{Attribute, DenseArrayValues, Dict, Location, NamedAttr};
 use crate::diag::Diagnostic;
 use crate::ident::Ident;
 use crate::lexer::Tok;
-use crate::types::{FloatKind, Type, TypeKind};
+use crate::types::{FloatKind, Signedness, Type, TypeKind};
 
 /// Dims and symbols met while parsing an affine map of SSA ids.
 #[derive(Default)]
@@ -122,10 +122,12 @@ impl<'a> Parser<'a> {
             if self.src.as_bytes().get(start) != Some(&b'<') {
                 return Err(self.error_expected("'<' after dense"));
             }
+            let kw_span = self.tok.span;
             let end = self.scan_balanced(start)?;
             let body = self.src[start + 1..end - 1].to_string();
             self.reset(end);
             let ty = self.opt_colon_type()?.unwrap_or_else(|| ty.clone());
+            super::literals::check_elements_attr(self.src, kw, start + 1, end - 1, &ty, kw_span)?;
             return Ok(Attribute::Elements {
                 kind: kw.to_string(),
                 body,
@@ -301,18 +303,23 @@ impl<'a> Parser<'a> {
                                 "hexadecimal float literal should not have a leading minus",
                             ));
                         }
+                        if !super::literals::hex_float_fits(&ty, text) {
+                            return Err(Diagnostic::new(
+                                span,
+                                "hexadecimal float constant out of range for type",
+                            ));
+                        }
                         return Ok(Attribute::Float {
                             value: float_from_bits(*k, raw),
                             bits: Some(raw),
                             ty,
                         });
                     }
-                    let v = raw as f64;
-                    return Ok(Attribute::Float {
-                        value: if neg { -v } else { v },
-                        bits: None,
-                        ty,
-                    });
+                    return Err(Diagnostic::new(
+                        span,
+                        "unexpected decimal integer literal for a floating point value",
+                    )
+                    .with_note(None, "add a trailing dot to make the literal a float"));
                 }
                 if !ty.is_integer() && !ty.is_index() {
                     return Err(Diagnostic::new(
@@ -320,13 +327,35 @@ impl<'a> Parser<'a> {
                         "integer literal not valid for specified type",
                     ));
                 }
+                if neg
+                    && matches!(
+                        ty.kind(),
+                        TypeKind::Integer {
+                            signedness: Signedness::Unsigned,
+                            ..
+                        }
+                    )
+                {
+                    return Err(Diagnostic::new(
+                        span,
+                        "negative integer literal not valid for unsigned integer type",
+                    ));
+                }
+                if !super::literals::int_fits(&ty, neg, text) {
+                    return Err(Diagnostic::new(
+                        span,
+                        "integer constant out of range for attribute",
+                    ));
+                }
                 let v = match i128::try_from(raw) {
                     Ok(v) => v,
                     // `2^128 - 1 : i128` is the bit pattern of -1 (MLIR prints it that way).
                     Err(_) if !neg && ty.bit_width() == Some(128) => raw as i128,
+                    // -2^127 : i128 (checked by `int_fits` above).
+                    Err(_) if neg && raw == 1u128 << 127 => i128::MIN,
                     Err(_) => return Err(Diagnostic::new(span, "integer constant out of range")),
                 };
-                let v = if neg { -v } else { v };
+                let v = if neg && v != i128::MIN { -v } else { v };
                 if ty == Type::int(1) {
                     return Ok(Attribute::Integer { value: v, ty });
                 }
@@ -413,11 +442,20 @@ impl<'a> Parser<'a> {
                         if self.src.as_bytes().get(start) != Some(&b'<') {
                             return Err(self.error_expected("'<' after dense"));
                         }
+                        let kw_span = self.tok.span;
                         let end = self.scan_balanced(start)?;
                         let body = self.src[start + 1..end - 1].to_string();
                         self.reset(end);
                         self.parse_colon()?;
                         let ty = self.parse_type()?;
+                        super::literals::check_elements_attr(
+                            self.src,
+                            kw,
+                            start + 1,
+                            end - 1,
+                            &ty,
+                            kw_span,
+                        )?;
                         Ok(Attribute::Elements {
                             kind: kw.to_string(),
                             body,
@@ -500,6 +538,9 @@ impl<'a> Parser<'a> {
         let is_float = elem.is_float();
         if !is_float && !elem.is_integer() {
             return Err(self.error_here("expected integer or float type in dense array"));
+        }
+        if elem != Type::int(1) && elem.bit_width().is_some_and(|w| !w.is_multiple_of(8)) {
+            return Err(self.error_here("element type bitwidth must be a multiple of 8"));
         }
         let mut ints = Vec::new();
         let mut floats = Vec::new();

@@ -10,6 +10,7 @@
 //! `dialects/func.rs` and `dialects/arith.rs` for worked examples).
 
 mod attrs;
+mod literals;
 mod types;
 
 use std::collections::HashMap;
