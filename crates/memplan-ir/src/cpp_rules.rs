@@ -724,6 +724,20 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
+        "vector.outerproduct" => {
+            // the optional accumulator has the result type
+            if let (Some(acc), Some(r)) = (ops.get(2), rs.first()) {
+                if ty(acc) != ty(r) {
+                    return Err("expected operand #3 of same type as result type".into());
+                }
+            }
+        }
+        n if n.starts_with("llvm.intr.experimental.constrained.") => {
+            // ValidRoundingModeAttr: a RoundingMode confined to values >= 0
+            if int_attr(m, id, "roundingmode").is_some_and(|v| v < 0) {
+                return Err("attribute 'roundingmode' failed to satisfy constraint: LLVM Rounding Mode whose minimum value is 0".into());
+            }
+        }
         "vector.bitcast" => {
             if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
                 if let (Some(x), Some(y)) = (ty(a).shape(), ty(r).shape()) {

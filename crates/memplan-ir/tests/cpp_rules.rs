@@ -110,6 +110,15 @@ const CASES: &[Case] = &[
     ("func.func @f(%v: vector<2x4xf32>) {\n  %0 = \"vector.shape_cast\"(%v) : (vector<2x4xf32>) -> vector<4xf32>\n  return\n}", Some("has different number of elements at source (8) and result (4)")),
     ("func.func @f(%v: vector<2x4xf32>) {\n  %0 = \"vector.bitcast\"(%v) : (vector<2x4xf32>) -> vector<16xf16>\n  return\n}", Some("failed to verify that all of {source, result} have same rank")),
     ("func.func @f(%m: memref<2x3xi32>, %i: index, %k: vector<4xi1>, %v: vector<2x3xi32>) {\n  \"vector.maskedstore\"(%m, %i, %i, %k, %v) : (memref<2x3xi32>, index, index, vector<4xi1>, vector<2x3xi32>) -> ()\n  return\n}", Some("expected valueToStore shape to match mask shape")),
+    ("func.func @f(%v: vector<4xf32>, %x: f32, %w: vector<4xf32>) {\n  %0 = \"vector.outerproduct\"(%v, %x, %w) <{kind = #vector.kind<add>}> : (vector<4xf32>, f32, vector<4xf32>) -> vector<4xf32>\n  return\n}", None),
+    ("func.func @f(%v: vector<4xf32>, %x: f32, %w: vector<2x3xi32>) {\n  %0 = \"vector.outerproduct\"(%v, %x, %w) <{kind = #vector.kind<mul>}> : (vector<4xf32>, f32, vector<2x3xi32>) -> vector<4xf32>\n  return\n}", Some("expected operand #3 of same type as result type")),
+    ("func.func @f(%a: i32) {\n  %0 = llvm.intr.experimental.constrained.uitofp %a towardzero ignore : i32 to f32\n  return\n}", None),
+    ("func.func @f(%a: i32) {\n  %0 = \"llvm.intr.experimental.constrained.uitofp\"(%a) <{roundingmode = -1 : i64, fpExceptionBehavior = 2 : i64}> : (i32) -> f32\n  return\n}", Some("LLVM Rounding Mode whose minimum value is 0")),
+    // dense arrays: bool literals for i1 only, and only those; no decimal integers for floats
+    ("func.func @f() attributes {a = array<i1: true, false>, b = array<i8: -1>, c = array<f32: 2.5>} {\n  return\n}", None),
+    ("func.func @f() attributes {a = array<i1: 0>} {\n  return\n}", Some("expected 'true' or 'false' values for i1 type")),
+    ("func.func @f() attributes {a = array<i32: true>} {\n  return\n}", Some("expected i1 type for 'true' or 'false' values")),
+    ("func.func @f() attributes {a = array<f32: 1>} {\n  return\n}", Some("unexpected decimal integer literal for a floating point value")),
     // affine index ops: dynamic basis entries
     ("func.func @f(%i: index, %b: index) {\n  %0:2 = affine.delinearize_index %i into (%b, 4) : index, index\n  return\n}", None),
     ("func.func @f(%i: index, %b: index) {\n  %0:2 = \"affine.delinearize_index\"(%i, %b) <{static_basis = array<i64: 1, 2>}> : (index, index) -> (index, index)\n  return\n}", Some("mismatch between dynamic and static basis")),
