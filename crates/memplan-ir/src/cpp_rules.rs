@@ -280,7 +280,7 @@ fn llvm_landingpad(m: &Module, id: OpId) -> Result<(), String> {
             Some((_, "llvm.mlir.zero" | "llvm.mlir.addressof")) => {}
             Some((bc, "llvm.bitcast")) => {
                 let arg = m.operands(bc).first().and_then(|a| m.defining_op(*a));
-                if !arg.is_some_and(|a| m.op(a).name == "llvm.mlir.addressof") {
+                if arg.is_none_or(|a| m.op(a).name != "llvm.mlir.addressof") {
                     return Err("constant clauses expected".into());
                 }
             }
@@ -465,7 +465,7 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
         "arith.scaling_truncf" => scaling_cast(m, id, false)?,
         "async.call" => {
             if let Ok(found) = referenced(m, id, "callee") {
-                if !found.is_some_and(|(_, n)| n == "async.func") {
+                if found.is_none_or(|(_, n)| n != "async.func") {
                     let name = attr(m, id, "callee")
                         .and_then(|a| a.as_symbol())
                         .unwrap_or("");
@@ -647,16 +647,14 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 );
             }
         }
-        "gpu.memcpy" => {
-            // operands: asyncDependencies..., dst, src
-            if ops.len() >= 2 {
-                let (dst, src) = (ty(&ops[ops.len() - 2]), ty(&ops[ops.len() - 1]));
-                if elem(dst) != elem(src) {
-                    return Err("arguments have incompatible element type".into());
-                }
-                if !shapes_compatible(dst, src) {
-                    return Err("arguments have incompatible shape".into());
-                }
+        // operands: asyncDependencies..., dst, src
+        "gpu.memcpy" if ops.len() >= 2 => {
+            let (dst, src) = (ty(&ops[ops.len() - 2]), ty(&ops[ops.len() - 1]));
+            if elem(dst) != elem(src) {
+                return Err("arguments have incompatible element type".into());
+            }
+            if !shapes_compatible(dst, src) {
+                return Err("arguments have incompatible shape".into());
             }
         }
         "gpu.subgroup_broadcast" => {
@@ -732,11 +730,11 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
-        n if n.starts_with("llvm.intr.experimental.constrained.") => {
-            // ValidRoundingModeAttr: a RoundingMode confined to values >= 0
-            if int_attr(m, id, "roundingmode").is_some_and(|v| v < 0) {
-                return Err("attribute 'roundingmode' failed to satisfy constraint: LLVM Rounding Mode whose minimum value is 0".into());
-            }
+        // ValidRoundingModeAttr: a RoundingMode confined to values >= 0
+        n if n.starts_with("llvm.intr.experimental.constrained.")
+            && int_attr(m, id, "roundingmode").is_some_and(|v| v < 0) =>
+        {
+            return Err("attribute 'roundingmode' failed to satisfy constraint: LLVM Rounding Mode whose minimum value is 0".into());
         }
         "vector.bitcast" => {
             if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
