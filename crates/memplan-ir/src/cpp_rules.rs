@@ -628,6 +628,9 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
             if kind == Some("generic") {
                 return Err("generic proxy not a supported proxy kind".into());
             }
+            if kind == Some("tensormap") {
+                return Err("tensormap proxy is not a supported proxy kind".into());
+            }
             if kind == Some("async.shared") && !space {
                 return Err("async_shared fence requires space attribute".into());
             }
@@ -797,6 +800,9 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
                     }
                 }
             }
+        }
+        "memref.distinct_objects" if ops.is_empty() => {
+            return Err("expected at least one operand".into());
         }
         "memref.cast" => {
             // MLIR's CastOp::areCastCompatible: unranked to unranked is no cast

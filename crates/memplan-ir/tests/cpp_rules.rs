@@ -84,6 +84,8 @@ const CASES: &[Case] = &[
     ("func.func @f() {\n  nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}\n  nvvm.fence.proxy {kind = #nvvm.proxy_kind<alias>}\n  nvvm.fence.proxy.release #nvvm.mem_scope<cta>\n  return\n}", None),
     ("func.func @f() {\n  \"nvvm.fence.proxy\"() <{kind = #nvvm.proxy_kind<async.shared>}> : () -> ()\n  return\n}", Some("async_shared fence requires space attribute")),
     ("func.func @f() {\n  \"nvvm.fence.proxy\"() <{kind = #nvvm.proxy_kind<generic>}> : () -> ()\n  return\n}", Some("generic proxy not a supported proxy kind")),
+    ("func.func @f() {\n  \"nvvm.fence.proxy\"() <{kind = #nvvm.proxy_kind<tensormap>}> : () -> ()\n  return\n}", Some("tensormap proxy is not a supported proxy kind")),
+    ("func.func @f() {\n  \"memref.distinct_objects\"() : () -> ()\n  return\n}", Some("expected at least one operand")),
     ("func.func @f() {\n  \"nvvm.fence.proxy\"() <{kind = #nvvm.proxy_kind<alias>, space = #nvvm.shared_space<cta>}> : () -> ()\n  return\n}", Some("only async_shared fence can have space attribute")),
     ("func.func @f() {\n  \"nvvm.fence.proxy.release\"() <{scope = #nvvm.mem_scope<gpu>, fromProxy = #nvvm.proxy_kind<async.global>}> : () -> ()\n  return\n}", Some("uni-directional proxies only support generic for from_proxy attribute")),
     ("func.func @f() {\n  \"nvvm.fence.proxy.release\"() <{scope = #nvvm.mem_scope<gpu>, toProxy = #nvvm.proxy_kind<async>}> : () -> ()\n  return\n}", Some("uni-directional proxies only support tensormap for to_proxy attribute")),
