@@ -16,6 +16,7 @@
 
 pub mod affine;
 pub mod attrs;
+mod cpp_rules;
 pub mod diag;
 pub mod dialects;
 pub mod fxhash;

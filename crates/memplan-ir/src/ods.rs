@@ -3295,7 +3295,12 @@ pub(crate) fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
         }
         None
     };
-    for (tr, elem) in [("AllTypesMatch", false), ("AllElementTypesMatch", true)] {
+    for (tr, what) in [
+        ("AllTypesMatch", "type"),
+        ("AllElementTypesMatch", "element type"),
+        ("AllShapesMatch", "shape"),
+        ("AllRanksMatch", "rank"),
+    ] {
         for v in op.trait_values(tr) {
             let mut tys = Vec::new();
             for n in v.split('|') {
@@ -3308,18 +3313,30 @@ pub(crate) fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
                     }
                 }
             }
-            let tys: Vec<Type> = if elem {
-                tys.iter().map(elem_or_self).collect()
-            } else {
-                tys
+            let differ = match what {
+                "type" => tys.windows(2).any(|w| w[0] != w[1]),
+                "element type" => tys
+                    .windows(2)
+                    .any(|w| elem_or_self(&w[0]) != elem_or_self(&w[1])),
+                // ranks / shapes compare only where every type is ranked
+                _ => {
+                    let shapes: Option<Vec<&[i64]>> = tys.iter().map(|t| t.shape()).collect();
+                    shapes.is_some_and(|s| {
+                        s.windows(2).any(|w| {
+                            if what == "rank" {
+                                w[0].len() != w[1].len()
+                            } else {
+                                w[0] != w[1]
+                            }
+                        })
+                    })
+                }
             };
-            if tys.windows(2).any(|w| w[0] != w[1]) {
+            if differ {
                 let names = v.replace('|', ", ");
-                return Err(if elem {
-                    format!("failed to verify that all of {{{names}}} have same element type")
-                } else {
-                    format!("failed to verify that all of {{{names}}} have same type")
-                });
+                return Err(format!(
+                    "failed to verify that all of {{{names}}} have same {what}"
+                ));
             }
         }
     }

@@ -383,6 +383,7 @@ impl Ctx<'_> {
             f(m, op).map_err(|e| err(m, op, e))?;
         }
         crate::ods::verify_cpp_rules(m, op).map_err(|e| err(m, op, e))?;
+        crate::cpp_rules::verify(m, op).map_err(|e| err(m, op, e))?;
         Ok(())
     }
 

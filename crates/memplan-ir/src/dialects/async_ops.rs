@@ -1,5 +1,5 @@
-//! `async` dialect: `async.execute`, the one op of the dialect that MLIR writes in C++ (the
-//! others come from the op table's declarative formats).
+//! `async` dialect: `async.execute` and `async.func`, the ops of the dialect that MLIR writes
+//! in C++ (the others come from the op table's declarative formats).
 //!
 //! ```mlir
 //! %token, %value = async.execute [%dep] (%v as %x: !async.value<f32>) -> !async.value<f32> {
@@ -21,8 +21,24 @@ use super::scf::make_args;
 const TOKEN: &str = "!async.token";
 const VALUE: &str = "!async.value<";
 
-/// Registers `async.execute`.
+/// Registers `async.execute` and `async.func` (a function like `func.func`, written as
+/// MLIR's function_interface_impl writes it; `async` is the default dialect of its body).
 pub fn register(r: &mut Registry) {
+    r.register(OpDef {
+        parse: Some(super::func::parse_func),
+        print: Some(super::func::print_func),
+        verify: Some(super::func::verify_func),
+        traits: traits::ISOLATED_FROM_ABOVE,
+        default_dialect: Some("async"),
+        inherent: &[
+            "sym_name",
+            "function_type",
+            "sym_visibility",
+            "arg_attrs",
+            "res_attrs",
+        ],
+        ..OpDef::new("async.func")
+    });
     r.register(OpDef {
         parse: Some(parse_execute),
         print: Some(print_execute),

@@ -100,7 +100,7 @@ pub(crate) fn parse_result_list(p: &mut Parser<'_>) -> PResult<(Vec<Type>, Vec<D
     Ok((types, attrs))
 }
 
-fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+pub(crate) fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if let Some(v) = p.parse_optional_keyword_of(&["private", "nested", "public"]) {
         st.props.set("sym_visibility", Attribute::string(v));
     }
@@ -155,7 +155,7 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     Ok(())
 }
 
-fn print_func(p: &mut Printer<'_>, op: OpId) -> bool {
+pub(crate) fn print_func(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
     let d = m.op(op);
     if m.regions(op).len() != 1 || !m.operands(op).is_empty() || !m.results(op).is_empty() {
@@ -256,7 +256,7 @@ fn print_func(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-fn verify_func(m: &Module, op: OpId) -> Result<(), String> {
+pub(crate) fn verify_func(m: &Module, op: OpId) -> Result<(), String> {
     let d = m.op(op);
     let Some(ft) = d
         .props

@@ -384,20 +384,7 @@ fn result_of(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 // ===================== ops =====================
 
 fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    if let Some(l) = p.parse_optional_keyword_of(&[
-        "private",
-        "internal",
-        "external",
-        "linkonce",
-        "linkonce_odr",
-        "weak",
-        "weak_odr",
-        "available_externally",
-        "common",
-        "extern_weak",
-        "appending",
-        "private_linkage",
-    ]) {
+    if let Some(l) = p.parse_optional_keyword_of(&crate::ods::LINKAGES) {
         st.props
             .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
     }

@@ -542,11 +542,24 @@ impl<'a> Parser<'a> {
         if elem != Type::int(1) && elem.bit_width().is_some_and(|w| !w.is_multiple_of(8)) {
             return Err(self.error_here("element type bitwidth must be a multiple of 8"));
         }
+        let is_i1 = matches!(
+            elem.kind(),
+            crate::types::TypeKind::Integer { width: 1, .. }
+        );
         let mut ints = Vec::new();
         let mut floats = Vec::new();
         if self.consume_if(Tok::Colon) {
             loop {
                 if self.peek_keyword("true") || self.peek_keyword("false") {
+                    // as MLIR's dense array parser: bool literals are for i1 only
+                    if is_float {
+                        return Err(self.error_here("expected floating point literal"));
+                    }
+                    if !is_i1 {
+                        return Err(
+                            self.error_here("expected i1 type for 'true' or 'false' values")
+                        );
+                    }
                     let b = self.peek_text() == "true";
                     self.bump();
                     if is_float {
@@ -557,6 +570,18 @@ impl<'a> Parser<'a> {
                 } else {
                     let neg = self.consume_if(Tok::Minus);
                     let span = self.tok.span;
+                    if self.tok.kind == Tok::Integer {
+                        if is_i1 {
+                            return Err(
+                                self.error_here("expected 'true' or 'false' values for i1 type")
+                            );
+                        }
+                        if is_float && !self.peek_text().starts_with("0x") {
+                            return Err(self.error_here(
+                                "unexpected decimal integer literal for a floating point value",
+                            ));
+                        }
+                    }
                     match self.tok.kind {
                         Tok::Integer if !is_float || !self.peek_text().starts_with("0x") => {
                             let v = match small_decimal(self.peek_text()) {

@@ -1,0 +1,189 @@
+//! MLIR's C++ verifier rules that memplan re-implements for table ops
+//! (`crates/memplan-ir/src/cpp_rules.rs` and the rank/shape traits of `ods.rs`), found by
+//! differential fuzzing (`scripts/fuzz_ods.py`). Every case states memplan's verdict (accept,
+//! or reject with a message fragment); with `mlir-opt-22` installed the same case goes
+//! through it too and must get the same verdict and, when rejected, the same message
+//! fragment. Without the tool that half is skipped unless `MEMPLAN_REQUIRE_MLIR=1`.
+
+use std::process::Command;
+
+use memplan_ir::{parse_module, verify, ParseOptions, Registry};
+
+/// (module text, `None` = accepted / `Some(fragment)` = rejected with this message)
+type Case = (&'static str, Option<&'static str>);
+
+const CASES: &[Case] = &[
+    // arith.scaling_extf / scaling_truncf: cast compatibility (width, shape)
+    ("func.func @f(%h: f16, %s: f8E8M0FNU) {\n  %0 = arith.scaling_extf %h, %s : f16, f8E8M0FNU to f32\n  return\n}", None),
+    ("func.func @f(%v: vector<4xf8E5M2>, %s: vector<4xf8E8M0FNU>) {\n  %0 = arith.scaling_extf %v, %s : vector<4xf8E5M2>, vector<4xf8E8M0FNU> to vector<4xf32>\n  return\n}", None),
+    ("func.func @f(%a: f32, %s: f8E8M0FNU) {\n  %0 = arith.scaling_extf %a, %s : f32, f8E8M0FNU to f16\n  return\n}", Some("operand types 'f32', 'f8E8M0FNU' and result type 'f16' are cast incompatible")),
+    ("func.func @f(%v: vector<4xf8E5M2>, %s: vector<4xf8E8M0FNU>) {\n  %0 = arith.scaling_extf %v, %s : vector<4xf8E5M2>, vector<4xf8E8M0FNU> to vector<2xf32>\n  return\n}", Some("are cast incompatible")),
+    ("func.func @f(%a: f32, %s: f8E8M0FNU) {\n  %0 = arith.scaling_truncf %a, %s : f32, f8E8M0FNU to f16\n  return\n}", None),
+    ("func.func @f(%h: f16, %s: f8E8M0FNU) {\n  %0 = arith.scaling_truncf %h, %s : f16, f8E8M0FNU to f32\n  return\n}", Some("operand types 'f16', 'f8E8M0FNU' and result type 'f32' are cast incompatible")),
+    // symbol references that must name a particular kind of op
+    ("async.func @g(%a: i64) -> !async.token {\n  async.return\n}\nfunc.func @f(%a: i64) {\n  %t = async.call @g(%a) : (i64) -> !async.token\n  return\n}", None),
+    ("func.func @g(%a: i64) {\n  return\n}\nfunc.func @f(%a: i64) {\n  \"async.call\"(%a) <{callee = @g}> : (i64) -> ()\n  return\n}", Some("'g' does not reference a valid async function")),
+    ("func.func @f(%a: i64) {\n  \"async.call\"(%a) <{callee = @sym}> : (i64) -> ()\n  return\n}", Some("'sym' does not reference a valid async function")),
+    ("llvm.mlir.global external @g(0 : i32) : i32\nllvm.func @h()\nfunc.func @f() {\n  %0 = llvm.mlir.addressof @g : !llvm.ptr\n  %1 = llvm.mlir.addressof @h : !llvm.ptr\n  return\n}", None),
+    ("func.func @f() {\n  %0 = llvm.mlir.addressof @f : !llvm.ptr\n  return\n}", Some("must reference a global defined by 'llvm.mlir.global', 'llvm.mlir.alias' or 'llvm.func' or 'llvm.mlir.ifunc'")),
+    ("func.func @f() {\n  %0 = llvm.mlir.addressof @nothing : !llvm.ptr\n  return\n}", Some("must reference a global defined by")),
+    ("llvm.mlir.global external @g(0 : i32) {addr_space = 3 : i32} : i32\nfunc.func @f() {\n  %0 = llvm.mlir.addressof @g : !llvm.ptr\n  return\n}", Some("pointer address space must match address space of the referenced global")),
+    ("llvm.func @h()\nfunc.func @f() {\n  %0 = llvm.dso_local_equivalent @h : !llvm.ptr\n  return\n}", None),
+    ("llvm.mlir.global external @g(0 : i32) : i32\nfunc.func @f() {\n  %0 = llvm.dso_local_equivalent @g : !llvm.ptr\n  return\n}", Some("must reference a global defined by 'llvm.func' or 'llvm.mlir.alias'")),
+    // llvm.landingpad
+    ("func.func @f(%a: !llvm.ptr) {\n  %0 = llvm.mlir.zero : !llvm.ptr\n  %1 = \"llvm.landingpad\"(%0) : (!llvm.ptr) -> !llvm.struct<(ptr, i32)>\n  %2 = \"llvm.landingpad\"() <{cleanup}> : () -> !llvm.struct<(ptr, i32)>\n  return\n}", None),
+    ("func.func @f() {\n  %0 = \"llvm.landingpad\"() : () -> i32\n  return\n}", Some("landingpad instruction expects at least one clause or cleanup attribute")),
+    ("func.func @f(%a: f32) {\n  %0 = \"llvm.landingpad\"(%a) : (f32) -> i64\n  return\n}", Some("clause #0 is not a known constant - null, addressof, bitcast")),
+    ("llvm.func @f() {\n  %1 = \"llvm.landingpad\"() <{cleanup}> : () -> !llvm.struct<(ptr, i32)>\n  llvm.return\n}", Some("llvm.landingpad needs to be in a function with a personality")),
+    // llvm.intr.sincos
+    ("func.func @f(%a: f32) {\n  %0 = llvm.intr.sincos(%a) : (f32) -> !llvm.struct<(f32, f32)>\n  return\n}", None),
+    ("func.func @f(%a: f64) {\n  %0 = \"llvm.intr.sincos\"(%a) : (f64) -> i64\n  return\n}", Some("expected result type to be an homogeneous struct with two elements matching the operand type, but got 'i64'")),
+    ("func.func @f(%a: f64) {\n  %0 = \"llvm.intr.sincos\"(%a) : (f64) -> !llvm.struct<(f32, f32)>\n  return\n}", Some("homogeneous struct")),
+    // llvm.load / llvm.store / llvm.fence: atomic accesses
+    ("func.func @f(%p: !llvm.ptr, %x: i32) {\n  %0 = llvm.load %p atomic syncscope(\"agent\") acquire {alignment = 4 : i64} : !llvm.ptr -> i32\n  %1 = llvm.load %p atomic acquire {alignment = 2 : i64} : !llvm.ptr -> bf16\n  llvm.store %x, %p atomic release {alignment = 4 : i64} : i32, !llvm.ptr\n  %2 = llvm.load %p atomic monotonic {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr\n  return\n}", None),
+    ("func.func @f(%p: !llvm.ptr) {\n  %0 = \"llvm.load\"(%p) <{syncscope = \"agent\"}> : (!llvm.ptr) -> i32\n  return\n}", Some("expected syncscope to be null for non-atomic access")),
+    ("func.func @f(%p: !llvm.ptr, %x: i32) {\n  \"llvm.store\"(%x, %p) <{syncscope = \"agent\"}> : (i32, !llvm.ptr) -> ()\n  return\n}", Some("expected syncscope to be null for non-atomic access")),
+    ("func.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p atomic release {alignment = 4 : i64} : !llvm.ptr -> i32\n  return\n}", Some("unsupported ordering 'release'")),
+    ("func.func @f(%p: !llvm.ptr, %x: i32) {\n  llvm.store %x, %p atomic acquire {alignment = 4 : i64} : i32, !llvm.ptr\n  return\n}", Some("unsupported ordering 'acquire'")),
+    ("func.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p atomic acquire : !llvm.ptr -> i32\n  return\n}", Some("expected alignment for atomic access")),
+    ("func.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p atomic acquire {alignment = 4 : i64} : !llvm.ptr -> i1\n  return\n}", Some("unsupported type 'i1' for atomic access")),
+    ("func.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p atomic acquire {alignment = 4 : i64} : !llvm.ptr -> vector<2xi32>\n  return\n}", Some("unsupported type 'vector<2xi32>' for atomic access")),
+    ("func.func @f() {\n  llvm.fence syncscope(\"agent\") seq_cst\n  return\n}", None),
+    ("func.func @f() {\n  llvm.fence monotonic\n  return\n}", Some("can be given only acquire, release, acq_rel, and seq_cst orderings")),
+    // amdgpu
+    ("func.func @f(%m: memref<4xf32>) {\n  %0 = amdgpu.fat_raw_buffer_cast %m : memref<4xf32> to memref<4xf32, #amdgpu.address_space<fat_raw_buffer>>\n  return\n}", None),
+    ("func.func @f(%m: memref<4xf32>) {\n  %0 = \"amdgpu.fat_raw_buffer_cast\"(%m) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (memref<4xf32>) -> memref<4xf32>\n  return\n}", Some("expected result type to be 'memref<4xf32, #amdgpu.address_space<fat_raw_buffer>>' but got 'memref<4xf32>'")),
+    ("func.func @f(%m: memref<4xf32, strided<[1], offset: 2>>) {\n  %0 = amdgpu.fat_raw_buffer_cast %m resetOffset : memref<4xf32, strided<[1], offset: 2>> to memref<4xf32, #amdgpu.address_space<fat_raw_buffer>>\n  return\n}", None),
+    ("func.func @f(%m: memref<4xf32, strided<[1], offset: 2>>) {\n  %0 = amdgpu.fat_raw_buffer_cast %m resetOffset : memref<4xf32, strided<[1], offset: 2>> to memref<4xf32, strided<[1]>, #amdgpu.address_space<fat_raw_buffer>>\n  return\n}", Some("but got 'memref<4xf32, strided<[1]>, #amdgpu.address_space<fat_raw_buffer>>'")),
+    ("func.func @f(%s: memref<8xf32>, %d: memref<8xf32, 3>, %i: index) {\n  amdgpu.gather_to_lds %s[%i], %d[%i] : f32, memref<8xf32>, memref<8xf32, 3>\n  return\n}", None),
+    ("func.func @f(%s: memref<8xi32>, %d: memref<8xf32, 3>, %i: index) {\n  amdgpu.gather_to_lds %s[%i], %d[%i] : f32, memref<8xi32>, memref<8xf32, 3>\n  return\n}", Some("source and destination element types must match")),
+    ("func.func @f(%s: memref<8xf32>, %d: memref<8xf32>, %i: index) {\n  amdgpu.gather_to_lds %s[%i], %d[%i] : f32, memref<8xf32>, memref<8xf32>\n  return\n}", Some("destination memory address space must be Workgroup")),
+    // nvvm
+    ("func.func @f(%a: f32, %b: f32) {\n  %0 = nvvm.convert.f32x2.to.f4x2 %a, %b : i8 (f4E2M1FN)\n  return\n}", None),
+    ("func.func @f(%a: f32, %b: f32) {\n  %0 = \"nvvm.convert.f32x2.to.f4x2\"(%a, %b) <{dstTy = f32}> : (f32, f32) -> i8\n  return\n}", Some("Only 'f4E2M1FN' type is supported for conversions from f32x2 to f4x2.")),
+    ("func.func @f(%a: f32, %b: f32) {\n  %0 = \"nvvm.convert.f32x2.to.f6x2\"(%a, %b) <{dstTy = f8E4M3FN}> : (f32, f32) -> i16\n  return\n}", Some("Only 'f6E2M3FN' and 'f6E3M2FN' types are supported for conversions from f32x2 to f6x2.")),
+    ("func.func @f(%v: vector<2xbf16>) {\n  %0 = \"nvvm.convert.bf16x2.to.f8x2\"(%v) <{dstTy = f8E8M0FNU, rnd = #nvvm.fp_rnd_mode<rn>}> : (vector<2xbf16>) -> i16\n  return\n}", Some("Only RZ and RP rounding modes are supported for conversions from bf16x2 to f8x2.")),
+    ("func.func @f(%a: f32, %b: f32) {\n  %0 = \"nvvm.convert.f32x2.to.f8x2\"(%a, %b) <{dstTy = f8E4M3FN, rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>}> : (f32, f32) -> i16\n  return\n}", None),
+    ("func.func @f(%a: f32, %b: f32) {\n  %0 = \"nvvm.convert.f32x2.to.f8x2\"(%a, %b) <{dstTy = f8E4M3FN, rnd = #nvvm.fp_rnd_mode<rz>, sat = #nvvm.sat_mode<satfinite>}> : (f32, f32) -> i16\n  return\n}", Some("Only RN rounding mode is supported for conversions from f32x2 to 'f8E4M3FN' and 'f8E5M2' types")),
+    ("func.func @f(%a: vector<2xi8>) {\n  %0 = \"nvvm.convert.f8x2.to.f16x2\"(%a) <{srcType = f8E8M0FNU}> : (vector<2xi8>) -> vector<2xf16>\n  return\n}", Some("types are supported for conversions from f8x2 to f16x2.")),
+    ("func.func @f(%a: f32) {\n  %0 = nvvm.convert.float.to.tf32 %a {rnd = #nvvm.fp_rnd_mode<rz>}\n  return\n}", None),
+    ("func.func @f(%a: f32) {\n  %0 = nvvm.convert.float.to.tf32 %a {rnd = #nvvm.fp_rnd_mode<rs>}\n  return\n}", Some("rounding modes supported for ConvertFloatToTF32Op.")),
+    ("func.func @f() {\n  nvvm.pmevent id = 3\n  nvvm.pmevent mask = 5\n  return\n}", None),
+    ("func.func @f() {\n  \"nvvm.pmevent\"() : () -> ()\n  return\n}", Some("either `id` or `mask` must be set")),
+    ("func.func @f() {\n  \"nvvm.pmevent\"() <{eventId = 3 : i32, maskedEventId = 1 : i16}> : () -> ()\n  return\n}", Some("`id` and `mask` cannot be set at the same time")),
+    ("func.func @f() {\n  \"nvvm.pmevent\"() <{eventId = 16 : i32}> : () -> ()\n  return\n}", Some("`id` must be between 0 and 15")),
+    ("func.func @f(%p: !llvm.ptr, %n: i64) {\n  nvvm.st.bulk %p, size = %n : !llvm.ptr\n  return\n}", None),
+    ("func.func @f(%p: !llvm.ptr, %n: i64) {\n  \"nvvm.st.bulk\"(%p, %n) <{initVal = 7 : i64}> : (!llvm.ptr, i64) -> ()\n  return\n}", Some("only 0 is supported for initVal, got 7")),
+    ("func.func @f(%a: i32, %b: i32, %s: i32) {\n  %0 = nvvm.prmt #nvvm.permute_mode<default> %s, %a, %b : i32\n  %1 = nvvm.prmt #nvvm.permute_mode<ecl> %s, %a : i32\n  return\n}", None),
+    ("func.func @f(%a: i32, %b: i32, %s: i32) {\n  %0 = \"nvvm.prmt\"(%a, %b, %s) <{mode = #nvvm.permute_mode<ecl>}> : (i32, i32, i32) -> i32\n  return\n}", Some("mode 'ecl' does not accept 'hi' operand.")),
+    ("func.func @f(%a: i32, %s: i32) {\n  %0 = \"nvvm.prmt\"(%a, %s) <{mode = #nvvm.permute_mode<f4e>}> : (i32, i32) -> i32\n  return\n}", Some("mode 'f4e' requires 'hi' operand.")),
+    ("func.func @f(%a: i32, %b: i32) {\n  nvvm.barrier id = %a number_of_threads = %b\n  %r = nvvm.barrier #nvvm.reduction<and> %b -> i32\n  return\n}", None),
+    ("func.func @f(%a: i32) {\n  \"nvvm.barrier\"(%a) <{operandSegmentSizes = array<i32: 0, 0, 1>}> : (i32) -> ()\n  return\n}", Some("reduction predicate and reduction operation must be specified together")),
+    ("func.func @f(%a: i32, %b: i32) {\n  \"nvvm.barrier\"(%a, %b) <{reductionOp = #nvvm.reduction<and>, operandSegmentSizes = array<i32: 1, 0, 1>}> : (i32, i32) -> ()\n  return\n}", Some("reduction are only available when id is 0")),
+    ("func.func @f(%b: i32) {\n  \"nvvm.barrier\"(%b) <{operandSegmentSizes = array<i32: 0, 1, 0>}> : (i32) -> ()\n  return\n}", Some("barrier id is missing, it should be set between 0 to 15")),
+    ("func.func @f() {\n  nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}\n  nvvm.fence.proxy {kind = #nvvm.proxy_kind<alias>}\n  nvvm.fence.proxy.release #nvvm.mem_scope<cta>\n  return\n}", None),
+    ("func.func @f() {\n  \"nvvm.fence.proxy\"() <{kind = #nvvm.proxy_kind<async.shared>}> : () -> ()\n  return\n}", Some("async_shared fence requires space attribute")),
+    ("func.func @f() {\n  \"nvvm.fence.proxy\"() <{kind = #nvvm.proxy_kind<generic>}> : () -> ()\n  return\n}", Some("generic proxy not a supported proxy kind")),
+    ("func.func @f() {\n  \"nvvm.fence.proxy\"() <{kind = #nvvm.proxy_kind<tensormap>}> : () -> ()\n  return\n}", Some("tensormap proxy is not a supported proxy kind")),
+    ("func.func @f() {\n  \"memref.distinct_objects\"() : () -> ()\n  return\n}", Some("expected at least one operand")),
+    ("func.func @f() {\n  \"nvvm.fence.proxy\"() <{kind = #nvvm.proxy_kind<alias>, space = #nvvm.shared_space<cta>}> : () -> ()\n  return\n}", Some("only async_shared fence can have space attribute")),
+    ("func.func @f() {\n  \"nvvm.fence.proxy.release\"() <{scope = #nvvm.mem_scope<gpu>, fromProxy = #nvvm.proxy_kind<async.global>}> : () -> ()\n  return\n}", Some("uni-directional proxies only support generic for from_proxy attribute")),
+    ("func.func @f() {\n  \"nvvm.fence.proxy.release\"() <{scope = #nvvm.mem_scope<gpu>, toProxy = #nvvm.proxy_kind<async>}> : () -> ()\n  return\n}", Some("uni-directional proxies only support tensormap for to_proxy attribute")),
+    // gpu
+    ("func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {\n  gpu.memcpy %a, %b : memref<4xf32>, memref<4xf32>\n  return\n}", None),
+    ("func.func @f(%a: memref<4xf32>, %b: memref<4xi32>) {\n  \"gpu.memcpy\"(%a, %b) : (memref<4xf32>, memref<4xi32>) -> ()\n  return\n}", Some("arguments have incompatible element type")),
+    ("func.func @f(%a: memref<4xf32>, %b: memref<8xf32>) {\n  \"gpu.memcpy\"(%a, %b) : (memref<4xf32>, memref<8xf32>) -> ()\n  return\n}", Some("arguments have incompatible shape")),
+    ("func.func @f(%x: f32, %l: i32) {\n  %0 = gpu.subgroup_broadcast %x, specific_lane %l : f32\n  %1 = gpu.subgroup_broadcast %x, first_active_lane : f32\n  return\n}", None),
+    ("func.func @f(%x: f32) {\n  %0 = \"gpu.subgroup_broadcast\"(%x) <{broadcast_type = #gpu<broadcast specific_lane>}> : (f32) -> f32\n  return\n}", Some("lane must be specified for `specific_lane` broadcast")),
+    ("func.func @f(%x: i64, %l: i32) {\n  %0 = \"gpu.subgroup_broadcast\"(%x, %l) <{broadcast_type = #gpu<broadcast first_active_lane>}> : (i64, i32) -> i64\n  return\n}", Some("lane can only be specified for `specific_lane` broadcast")),
+    ("func.func @f(%x: f32) {\n  %0:2 = \"gpu.rotate\"(%x) <{offset = 7 : i32, width = 4 : i32}> : (f32) -> (f32, i1)\n  return\n}", Some("offset must be in the range [0, 4)")),
+    // bufferization, memref
+    ("func.func @f(%t: tensor<4xf32>, %m: memref<4xf32>) {\n  bufferization.materialize_in_destination %t in writable %m : (tensor<4xf32>, memref<4xf32>) -> ()\n  return\n}", None),
+    ("func.func @f(%t: tensor<4xf32>, %m: memref<4xf32>) {\n  \"bufferization.materialize_in_destination\"(%t, %m) : (tensor<4xf32>, memref<4xf32>) -> ()\n  return\n}", Some("'writable' must be specified if and only if the destination is of memref type")),
+    ("func.func @f(%m: memref<*xf32>) {\n  %0 = memref.cast %m : memref<*xf32> to memref<4xf32>\n  return\n}", None),
+    ("func.func @f(%m: memref<*xf32>) {\n  %0 = \"memref.cast\"(%m) : (memref<*xf32>) -> memref<*xf32>\n  return\n}", Some("operand type 'memref<*xf32>' and result type 'memref<*xf32>' are cast incompatible")),
+    ("func.func @f(%m: memref<4xf32>) {\n  memref.assume_alignment %m, 16 : memref<4xf32>\n  return\n}", None),
+    ("func.func @f(%m: memref<4xf32>) {\n  %0 = \"memref.assume_alignment\"(%m) <{alignment = 12 : i32}> : (memref<4xf32>) -> memref<4xf32>\n  return\n}", Some("alignment must be power of 2")),
+    // vector
+    ("func.func @f(%v: vector<2x4xf32>) {\n  %0 = vector.transpose %v, [1, 0] : vector<2x4xf32> to vector<4x2xf32>\n  %1 = vector.shape_cast %v : vector<2x4xf32> to vector<8xf32>\n  %2 = vector.bitcast %v : vector<2x4xf32> to vector<2x8xf16>\n  return\n}", None),
+    ("func.func @f(%v: vector<4xf32>) {\n  %0 = \"vector.transpose\"(%v) <{permutation = array<i64: 0, 0>}> : (vector<4xf32>) -> vector<4xf32>\n  return\n}", Some("transposition length mismatch: 2")),
+    ("func.func @f(%v: vector<4xf32>) {\n  %0 = \"vector.transpose\"(%v) <{permutation = array<i64: 0>}> : (vector<4xf32>) -> vector<f32>\n  return\n}", Some("vector result rank mismatch: 0")),
+    ("func.func @f(%v: vector<2x4xf32>) {\n  %0 = \"vector.transpose\"(%v) <{permutation = array<i64: 0, 1>}> : (vector<2x4xf32>) -> vector<4x2xf32>\n  return\n}", Some("dimension size mismatch at: 0")),
+    ("func.func @f(%v: vector<2x4xf32>) {\n  %0 = \"vector.shape_cast\"(%v) : (vector<2x4xf32>) -> vector<4xf32>\n  return\n}", Some("has different number of elements at source (8) and result (4)")),
+    ("func.func @f(%v: vector<2x4xf32>) {\n  %0 = \"vector.bitcast\"(%v) : (vector<2x4xf32>) -> vector<16xf16>\n  return\n}", Some("failed to verify that all of {source, result} have same rank")),
+    ("func.func @f(%m: memref<2x3xi32>, %i: index, %k: vector<4xi1>, %v: vector<2x3xi32>) {\n  \"vector.maskedstore\"(%m, %i, %i, %k, %v) : (memref<2x3xi32>, index, index, vector<4xi1>, vector<2x3xi32>) -> ()\n  return\n}", Some("expected valueToStore shape to match mask shape")),
+    ("func.func @f(%v: vector<4xf32>, %x: f32, %w: vector<4xf32>) {\n  %0 = \"vector.outerproduct\"(%v, %x, %w) <{kind = #vector.kind<add>}> : (vector<4xf32>, f32, vector<4xf32>) -> vector<4xf32>\n  return\n}", None),
+    ("func.func @f(%v: vector<4xf32>, %x: f32, %w: vector<2x3xi32>) {\n  %0 = \"vector.outerproduct\"(%v, %x, %w) <{kind = #vector.kind<mul>}> : (vector<4xf32>, f32, vector<2x3xi32>) -> vector<4xf32>\n  return\n}", Some("expected operand #3 of same type as result type")),
+    ("func.func @f(%a: i32) {\n  %0 = llvm.intr.experimental.constrained.uitofp %a towardzero ignore : i32 to f32\n  return\n}", None),
+    ("func.func @f(%a: i32) {\n  %0 = \"llvm.intr.experimental.constrained.uitofp\"(%a) <{roundingmode = -1 : i64, fpExceptionBehavior = 2 : i64}> : (i32) -> f32\n  return\n}", Some("LLVM Rounding Mode whose minimum value is 0")),
+    // dense arrays: bool literals for i1 only, and only those; no decimal integers for floats
+    ("func.func @f() attributes {a = array<i1: true, false>, b = array<i8: -1>, c = array<f32: 2.5>} {\n  return\n}", None),
+    ("func.func @f() attributes {a = array<i1: 0>} {\n  return\n}", Some("expected 'true' or 'false' values for i1 type")),
+    ("func.func @f() attributes {a = array<i32: true>} {\n  return\n}", Some("expected i1 type for 'true' or 'false' values")),
+    ("func.func @f() attributes {a = array<f32: 1>} {\n  return\n}", Some("unexpected decimal integer literal for a floating point value")),
+    // affine index ops: dynamic basis entries
+    ("func.func @f(%i: index, %b: index) {\n  %0:2 = affine.delinearize_index %i into (%b, 4) : index, index\n  return\n}", None),
+    ("func.func @f(%i: index, %b: index) {\n  %0:2 = \"affine.delinearize_index\"(%i, %b) <{static_basis = array<i64: 1, 2>}> : (index, index) -> (index, index)\n  return\n}", Some("mismatch between dynamic and static basis")),
+    // llvm.func linkage keywords are MLIR's enum (no `private_linkage`)
+    ("llvm.func private @g() {\n  llvm.return\n}\nllvm.func linkonce_odr @h() {\n  llvm.return\n}\nllvm.func extern_weak @k()", None),
+    ("llvm.func private @g()", Some("external functions must have 'external' or 'extern_weak' linkage")),
+    ("llvm.func private_linkage @g()", Some("")),
+];
+
+fn memplan_verdict(src: &str) -> Result<(), String> {
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(src, &reg, ParseOptions::default()).map_err(|e| e.message)?;
+    verify(&m, &reg).map_err(|e| e.message)
+}
+
+#[test]
+fn memplan_accepts_and_rejects_like_mlir() {
+    for (src, want) in CASES {
+        match (memplan_verdict(src), want) {
+            (Ok(()), None) => {}
+            (Err(e), Some(frag)) => assert!(e.contains(frag), "{src}\nmessage: {e}"),
+            (Ok(()), Some(frag)) => panic!("accepted, want rejection ({frag}):\n{src}"),
+            (Err(e), None) => panic!("rejected ({e}), want acceptance:\n{src}"),
+        }
+    }
+}
+
+/// The same cases through mlir-opt-22: the expected verdicts are MLIR's.
+#[test]
+fn mlir_opt_agrees_with_the_cases() {
+    let required = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
+    if Command::new("mlir-opt-22")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            !required,
+            "mlir-opt-22 is missing but MEMPLAN_REQUIRE_MLIR=1"
+        );
+        eprintln!("mlir-opt-22 not installed: skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("memplan-cpp-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut bad = Vec::new();
+    for (i, (src, want)) in CASES.iter().enumerate() {
+        let f = dir.join(format!("case{i}.mlir"));
+        std::fs::write(&f, src).expect("write");
+        let out = Command::new("mlir-opt-22")
+            .arg("--allow-unregistered-dialect")
+            .arg(&f)
+            .output()
+            .expect("mlir-opt-22 runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let ok = match want {
+            None => out.status.success(),
+            Some(frag) => !out.status.success() && err.contains(frag),
+        };
+        if !ok {
+            bad.push(format!("case {i} (want {want:?}):\n{src}\n{err}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(bad.is_empty(), "{}", bad.join("\n----\n"));
+}
