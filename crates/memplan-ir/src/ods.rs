@@ -2082,7 +2082,12 @@ fn infer_types(
                 let Some(ft) = known_type(op, st, s, from) else {
                     continue;
                 };
-                let Some(t) = transform(how, &ft) else {
+                // `other` is a C++ transformer; the one read here is the element type of a
+                // `!gpu.mma_matrix` (gpu.subgroup_mma_constant_matrix and friends)
+                let t = transform(how, &ft).or_else(|| {
+                    crate::dialects::gpu::mma_matrix_elem(&ft).filter(|_| how == "other")
+                });
+                let Some(t) = t else {
                     continue;
                 };
                 set_named_type(op, s, to, &t);
@@ -3566,6 +3571,7 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
         | "gpu.subgroup_mma_store_matrix"
         | "gpu.subgroup_mma_compute" => crate::dialects::gpu::verify_subgroup_mma(m, id)?,
         "gpu.dynamic_shared_memory" => crate::dialects::gpu::verify_dynamic_shared_memory(m, id)?,
+        n if n.starts_with("nvgpu.") => crate::dialects::nvgpu::verify(m, id)?,
         "vector.load" => index_count(ops.first(), ops.len().saturating_sub(1))?,
         "vector.store" => index_count(ops.get(1), ops.len().saturating_sub(2))?,
         "vector.maskedload" | "vector.maskedstore" => {
@@ -3701,6 +3707,9 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
             }
         }
         "memref.distinct_objects" => {
+            if ops.is_empty() {
+                return Err("expected at least one operand".into());
+            }
             let a: Vec<&Type> = ops.iter().map(ty).collect();
             let b: Vec<&Type> = rs.iter().map(ty).collect();
             if a != b {

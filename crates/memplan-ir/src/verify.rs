@@ -298,6 +298,7 @@ impl Ctx<'_> {
             ));
         }
         crate::dialects::gpu::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
+        crate::dialects::nvvm::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         // Symbol visibility (MLIR's SymbolOpInterface): registered ops only.
         let sym_visibility = d
             .props
