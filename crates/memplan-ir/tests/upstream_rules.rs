@@ -453,6 +453,33 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f() {\n  \"memref.distinct_objects\"() : () -> ()\n  return\n}",
         Some("expected at least one operand"),
     ),
+    // ---- result counts of hand-written ops in generic form (from the op table) ----
+    (
+        "func.func @f(%m: memref<4xf32>) {\n  %0 = \"memref.dealloc\"(%m) : (memref<4xf32>) -> i32\n  return\n}",
+        Some("requires zero results"),
+    ),
+    (
+        "func.func @f(%v: vector<4xf32>, %m: memref<4xf32>, %i: index) {\n  %0 = \"vector.store\"(%v, %m, %i) : (vector<4xf32>, memref<4xf32>, index) -> f32\n  return\n}",
+        Some("requires zero results"),
+    ),
+    (
+        "func.func @f(%m: memref<4xf32>, %i: index) {\n  \"memref.dim\"(%m, %i) : (memref<4xf32>, index) -> ()\n  return\n}",
+        Some("requires one result"),
+    ),
+    (
+        "func.func @f(%m: memref<4xf32>, %i: index) {\n  %0 = \"memref.dim\"(%m, %i) : (memref<4xf32>, index) -> i32\n  return\n}",
+        Some("result #0 must be index"),
+    ),
+    (
+        "func.func @f(%b: i1) {\n  %0 = \"cf.assert\"(%b) {msg = \"x\"} : (i1) -> i32\n  return\n}",
+        Some("requires zero results"),
+    ),
+    // func.call written in generic form is checked against its callee too
+    (
+        "func.func private @g()\nfunc.func @f() {\n  %0 = \"func.call\"() {callee = @g} : () -> i32\n  return\n}",
+        Some("incorrect number of results for callee"),
+    ),
+    ("func.func private @g() -> i32\nfunc.func @f() {\n  %0 = \"func.call\"() {callee = @g} : () -> i32\n  return\n}", None),
     // ---- nvvm.kernel marks llvm.func only ----
     (
         "func.func private @f() attributes {nvvm.kernel}",

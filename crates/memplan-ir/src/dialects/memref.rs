@@ -1088,8 +1088,14 @@ fn verify_assume_alignment(m: &Module, op: OpId) -> Result<(), String> {
     }
 }
 
-/// `memref.dim`'s ODS operand constraint: an unranked or a non-0-ranked memref.
+/// `memref.dim`'s ODS constraints: an unranked or a non-0-ranked memref, an `index` result.
 fn verify_dim(m: &Module, op: OpId) -> Result<(), String> {
+    if let Some(&r) = m.results(op).first() {
+        let t = m.value_type(r);
+        if !matches!(t.kind(), TypeKind::Index) {
+            return Err(format!("result #0 must be index, but got '{t}'"));
+        }
+    }
     match m.operands(op).first().map(|&v| m.value_type(v)) {
         Some(t) if matches!(t.kind(), TypeKind::MemRef { shape, .. } if shape.is_empty()) => Err(format!(
             "operand #0 must be unranked.memref of any type values or non-0-ranked.memref of any type values, but got '{t}'"
