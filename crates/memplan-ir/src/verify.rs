@@ -298,6 +298,7 @@ impl Ctx<'_> {
             ));
         }
         crate::dialects::gpu::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
+        crate::dialects::nvvm::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         // Symbol visibility (MLIR's SymbolOpInterface): registered ops only.
         let sym_visibility = d
             .props
@@ -379,6 +380,7 @@ impl Ctx<'_> {
         if d.name == "func.func" {
             check_func_attr_names(m, op)?;
         }
+        crate::ods::verify_result_count(m, op).map_err(|e| err(m, op, e))?;
         if let Some(f) = def.verify {
             f(m, op).map_err(|e| err(m, op, e))?;
         }
@@ -626,7 +628,11 @@ fn verify_symbols(m: &Module, defs: &[Option<&OpDef>], ops: &[OpId]) -> Result<(
             "func.constant" => "value",
             _ => continue,
         };
-        let Some(Attribute::SymbolRef { root, nested }) = m.op(op).props.get(key) else {
+        // generic form puts the inherent attribute among the attributes
+        let d = m.op(op);
+        let Some(Attribute::SymbolRef { root, nested }) =
+            d.props.get(key).or_else(|| d.attrs.get(key))
+        else {
             continue;
         };
         if !nested.is_empty() {

@@ -305,6 +305,192 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f(%n: index, %x: i32) {\n  %0 = scf.parallel (%i) = (%n) to (%n) step (%n) init (%x) -> i32 {\n    scf.reduce(%x : i32) {\n    ^bb0(%a: i32, %b: i32):\n      %s = arith.addi %a, %b : i32\n      scf.reduce.return %s : i32\n    }\n  }\n  return\n}",
         None,
     ),
+    // ---- nvgpu (C++ verifiers upstream, helper h-upstream3) ----
+    (
+        "func.func @f(%m: memref<128x128xf16, 3>, %i: index) -> vector<4x2xf16> {\n  %a = nvgpu.ldmatrix %m[%i, %i] {transpose = false, numTiles = 4 : i32} : memref<128x128xf16, 3> -> vector<4x2xf16>\n  return %a : vector<4x2xf16>\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<128x128xf16, 3>, %i: index) -> vector<4x1xf16> {\n  %a = nvgpu.ldmatrix %m[%i, %i] {transpose = false, numTiles = 4 : i32} : memref<128x128xf16, 3> -> vector<4x1xf16>\n  return %a : vector<4x1xf16>\n}",
+        Some("expected vector register shape[1] = 2"),
+    ),
+    (
+        "func.func @f(%m: memref<128x128xf16, #gpu.address_space<global>>, %i: index) -> vector<2x2xf16> {\n  %a = nvgpu.ldmatrix %m[%i, %i] {transpose = false, numTiles = 2 : i32} : memref<128x128xf16, #gpu.address_space<global>> -> vector<2x2xf16>\n  return %a : vector<2x2xf16>\n}",
+        Some("srcMemref must have a memory space attribute"),
+    ),
+    (
+        "func.func @f(%m: memref<128x128xf32, 3>, %i: index) -> vector<4x1xf16> {\n  %a = nvgpu.ldmatrix %m[%i, %i] {transpose = false, numTiles = 4 : i32} : memref<128x128xf32, 3> -> vector<4x1xf16>\n  return %a : vector<4x1xf16>\n}",
+        Some("same element type"),
+    ),
+    (
+        "func.func @f(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf16>, %x: vector<2x1xf32>, %y: vector<1x1xf32>, %z: vector<2x2xf32>) {\n  %0 = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>\n  %1 = nvgpu.mma.sync (%x, %y, %z) {mmaShape = [16, 8, 4], tf32Enabled} : (vector<2x1xf32>, vector<1x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: vector<2x4xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf16>) {\n  %0 = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<2x4xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>\n  return\n}",
+        Some("expected matrix A to be shaped (4 x 2)"),
+    ),
+    (
+        "func.func @f(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf16>) {\n  %0 = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 16, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>\n  return\n}",
+        Some("expected 256 warp-wide matrix B elements"),
+    ),
+    (
+        "func.func @f(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf16>, %m: vector<2xi16>) {\n  %0 = nvgpu.mma.sp.sync (%a, %b, %c) metadata(%m) {mmaShape = [16, 8, 16]} : (vector<2x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>\n  %1 = nvgpu.mma.sp.sync (%a, %b, %c) metadata(%m) {mmaShape = [16, 8, 16], sparsitySelector = 1 : i32} : (vector<2x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf16>, %m: vector<2xi16>) {\n  %0 = nvgpu.mma.sp.sync (%a, %b, %c) metadata(%m) {mmaShape = [16, 8, 16], sparsitySelector = 2 : i32} : (vector<2x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> vector<2x2xf16>\n  return\n}",
+        Some("sparsity selector should be 0 or 1"),
+    ),
+    (
+        "func.func @f(%s: memref<128x128xf32>, %d: memref<3x16x128xf32, 3>, %i: index) {\n  %0 = nvgpu.device_async_copy %s[%i, %i], %d[%i, %i, %i], 4 {bypassL1} : memref<128x128xf32> to memref<3x16x128xf32, 3>\n  %1 = nvgpu.device_async_copy %s[%i, %i], %d[%i, %i, %i], 1 : memref<128x128xf32> to memref<3x16x128xf32, 3>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%s: memref<128x128xf32>, %d: memref<3x16x128xf32, 3>, %i: index) {\n  %0 = nvgpu.device_async_copy %s[%i, %i], %d[%i, %i, %i], 2 {bypassL1} : memref<128x128xf32> to memref<3x16x128xf32, 3>\n  return\n}",
+        Some("bypassL1 does not satify alignment"),
+    ),
+    (
+        "func.func @f(%s: memref<200x100xf32, affine_map<(d0, d1) -> (200 * d0 + 2 * d1)>>, %d: memref<200x100xf32, 3>, %i: index) {\n  %0 = nvgpu.device_async_copy %s[%i, %i], %d[%i, %i], 4 : memref<200x100xf32, affine_map<(d0, d1) -> (200 * d0 + 2 * d1)>> to memref<200x100xf32, 3>\n  return\n}",
+        Some("source memref most minor dim must have unit stride"),
+    ),
+    (
+        "func.func @f(%s: memref<16xf32>, %d: memref<16xf32, 3>, %i: index) {\n  %0 = nvgpu.device_async_copy %s[%i], %d[%i, %i], 4 : memref<16xf32> to memref<16xf32, 3>\n  return\n}",
+        Some("expected 1 destination indices, got 2"),
+    ),
+    // ---- linalg: matmul user maps, map and reduce verifiers ----
+    (
+        "func.func @f(%a: memref<5x5xf32>, %b: memref<5x5xf32>, %c: memref<5x5xf32>, %v: memref<5xf32>) {\n  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : memref<5x5xf32>, memref<5x5xf32>) outs(%c : memref<5x5xf32>)\n  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%v, %b : memref<5xf32>, memref<5x5xf32>) outs(%c : memref<5x5xf32>)\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: memref<5x5xf32>, %b: memref<5x5xf32>, %c: memref<5x5xf32>) {\n  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : memref<5x5xf32>, memref<5x5xf32>) outs(%c : memref<5x5xf32>)\n  return\n}",
+        Some("Unexpected dim expression in map result"),
+    ),
+    (
+        "func.func @f(%a: memref<5x5xf32>, %v: memref<5xf32>, %c: memref<5x5xf32>) {\n  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %v : memref<5x5xf32>, memref<5xf32>) outs(%c : memref<5x5xf32>)\n  return\n}",
+        Some("Invalid broadcast requested"),
+    ),
+    (
+        "func.func @f(%a: tensor<8xf32>, %b: tensor<8xf32>, %i: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = linalg.map ins(%a, %b : tensor<8xf32>, tensor<8xf32>) outs(%i : tensor<8xf32>) (%x: f32, %y: f32, %o: f32, %z: f32) {\n    %s = arith.addf %x, %y : f32\n    linalg.yield %s : f32\n  }\n  return %0 : tensor<8xf32>\n}",
+        Some("arity of mapper"),
+    ),
+    (
+        "func.func @f(%a: tensor<8x2xf32>, %i: tensor<16xf32>) -> tensor<16xf32> {\n  %0 = linalg.map ins(%a : tensor<8x2xf32>) outs(%i : tensor<16xf32>) (%x: f32, %o: f32) {\n    linalg.yield %x : f32\n  }\n  return %0 : tensor<16xf32>\n}",
+        Some("to match shape of output"),
+    ),
+    (
+        "func.func @f(%a: tensor<4x8x?xf32>, %i: tensor<4x?xf32>, %j: tensor<8x4xf32>) -> (tensor<4x?xf32>, tensor<8x4xf32>) {\n  %0 = linalg.reduce ins(%a : tensor<4x8x?xf32>) outs(%i : tensor<4x?xf32>) dimensions = [1] (%x: f32, %o: f32) {\n    %s = arith.addf %x, %o : f32\n    linalg.yield %s : f32\n  }\n  %1 = linalg.reduce ins(%a : tensor<4x8x?xf32>) outs(%j : tensor<8x4xf32>) dimensions = [2] (%x: f32, %o: f32) {\n    linalg.yield %x : f32\n  }\n  return %0, %1 : tensor<4x?xf32>, tensor<8x4xf32>\n}",
+        Some("init dimensions [8, 4] doesn't match input dimensions after reduction [4, 8]"),
+    ),
+    // ---- gpu.warp_execute_on_lane_0 (C++ format upstream) ----
+    (
+        "func.func @f(%l: index, %v: vector<4xi32>) -> vector<4xi32> {\n  %0 = gpu.warp_execute_on_lane_0(%l)[32] args(%v : vector<4xi32>) -> (vector<4xi32>) {\n  ^bb0(%a: vector<128xi32>):\n    gpu.yield %a : vector<128xi32>\n  }\n  return %0 : vector<4xi32>\n}",
+        None,
+    ),
+    (
+        "func.func @f(%l: index, %v: vector<4xi32>) -> vector<4xi32> {\n  %0 = gpu.warp_execute_on_lane_0(%l)[32] args(%v : vector<4xi32>) -> (vector<4xi32>) {\n  ^bb0(%a: vector<64xi32>):\n    gpu.yield %a : vector<64xi32>\n  }\n  return %0 : vector<4xi32>\n}",
+        Some("incompatible distribution dimensions"),
+    ),
+    (
+        "func.func @f(%l: index) {\n  %0 = gpu.warp_execute_on_lane_0(%l)[32] -> (vector<4xi32>) {\n    %c = arith.constant dense<1> : vector<96xi32>\n    gpu.yield %c : vector<96xi32>\n  }\n  return\n}",
+        Some("incompatible distribution dimensions"),
+    ),
+    // ---- memref verifiers of hand-registered ops ----
+    (
+        "func.func @f(%m: memref<*xf32>) {\n  %0 = memref.cast %m : memref<*xf32> to memref<*xf32>\n  return\n}",
+        Some("are cast incompatible"),
+    ),
+    (
+        "func.func @f(%m: memref<4xf32>) {\n  %0 = memref.assume_alignment %m, 12 : memref<4xf32>\n  return\n}",
+        Some("alignment must be power of 2"),
+    ),
+    (
+        "func.func @f(%x: i32, %p: memref<i32>) {\n  %0 = \"memref.store\"(%x, %p) : (i32, memref<i32>) -> i32\n  return\n}",
+        Some("requires zero results"),
+    ),
+    (
+        "func.func @f(%m: memref<4xi32>, %v: i32, %i: index) {\n  %0 = memref.atomic_rmw addf %v, %m[%i] : (i32, memref<4xi32>) -> i32\n  return\n}",
+        Some("expects a floating-point type"),
+    ),
+    (
+        "func.func @f(%m: memref<4xf32>, %v: f32, %i: index) {\n  %0 = memref.atomic_rmw ori %v, %m[%i] : (f32, memref<4xf32>) -> f32\n  return\n}",
+        Some("expects an integer type"),
+    ),
+    (
+        "func.func @f(%m: memref<4xi32>, %n: memref<4xf32>, %v: i32, %w: f32, %i: index) {\n  %0 = memref.atomic_rmw maxnumf %v, %m[%i] : (i32, memref<4xi32>) -> i32\n  %1 = memref.atomic_rmw assign %w, %n[%i] : (f32, memref<4xf32>) -> f32\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<2xf32>, %d: index) {\n  %0 = memref.realloc %m : memref<2xf32> to memref<?xf32>\n  return\n}",
+        Some("missing dimension operand"),
+    ),
+    (
+        "func.func @f(%m: memref<2xf32>, %d: index) {\n  %0 = memref.realloc %m(%d) : memref<2xf32> to memref<4xf32>\n  return\n}",
+        Some("unnecessary dimension operand"),
+    ),
+    (
+        "func.func @f(%m: memref<2xf32>) {\n  %0 = memref.realloc %m : memref<2xf32> to memref<4xi32>\n  return\n}",
+        Some("different element types"),
+    ),
+    (
+        "func.func @f(%m: memref<2xf32, 1>) {\n  %0 = memref.realloc %m : memref<2xf32, 1> to memref<4xf32>\n  return\n}",
+        Some("different memory spaces"),
+    ),
+    (
+        "func.func @f(%m: memref<2x2xf32>) {\n  %0 = memref.realloc %m : memref<2x2xf32> to memref<4x2xf32>\n  return\n}",
+        Some("must be 1D memref"),
+    ),
+    (
+        "func.func @f(%m: memref<2xf32, strided<[1]>>, %d: index) {\n  %0 = memref.realloc %m(%d) : memref<2xf32, strided<[1]>> to memref<?xf32>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: memref<f32>, %i: index) {\n  %0 = memref.dim %m, %i : memref<f32>\n  return\n}",
+        Some("non-0-ranked"),
+    ),
+    (
+        "func.func @f() {\n  \"memref.distinct_objects\"() : () -> ()\n  return\n}",
+        Some("expected at least one operand"),
+    ),
+    // ---- result counts of hand-written ops in generic form (from the op table) ----
+    (
+        "func.func @f(%m: memref<4xf32>) {\n  %0 = \"memref.dealloc\"(%m) : (memref<4xf32>) -> i32\n  return\n}",
+        Some("requires zero results"),
+    ),
+    (
+        "func.func @f(%v: vector<4xf32>, %m: memref<4xf32>, %i: index) {\n  %0 = \"vector.store\"(%v, %m, %i) : (vector<4xf32>, memref<4xf32>, index) -> f32\n  return\n}",
+        Some("requires zero results"),
+    ),
+    (
+        "func.func @f(%m: memref<4xf32>, %i: index) {\n  \"memref.dim\"(%m, %i) : (memref<4xf32>, index) -> ()\n  return\n}",
+        Some("requires one result"),
+    ),
+    (
+        "func.func @f(%m: memref<4xf32>, %i: index) {\n  %0 = \"memref.dim\"(%m, %i) : (memref<4xf32>, index) -> i32\n  return\n}",
+        Some("result #0 must be index"),
+    ),
+    (
+        "func.func @f(%b: i1) {\n  %0 = \"cf.assert\"(%b) {msg = \"x\"} : (i1) -> i32\n  return\n}",
+        Some("requires zero results"),
+    ),
+    // func.call written in generic form is checked against its callee too
+    (
+        "func.func private @g()\nfunc.func @f() {\n  %0 = \"func.call\"() {callee = @g} : () -> i32\n  return\n}",
+        Some("incorrect number of results for callee"),
+    ),
+    ("func.func private @g() -> i32\nfunc.func @f() {\n  %0 = \"func.call\"() {callee = @g} : () -> i32\n  return\n}", None),
+    // ---- nvvm.kernel marks llvm.func only ----
+    (
+        "func.func private @f() attributes {nvvm.kernel}",
+        Some("attached to unexpected op"),
+    ),
+    ("llvm.func @f() attributes {nvvm.kernel} {\n  llvm.return\n}", None),
+    // ---- gpu.subgroup_mma_constant_matrix: the operand type is the matrix's element type ----
+    (
+        "func.func @f(%x: f16) {\n  %0 = gpu.subgroup_mma_constant_matrix %x : !gpu.mma_matrix<16x16xf16, \"COp\">\n  return\n}",
+        None,
+    ),
 ];
 
 /// Valid modules whose print (custom and generic) must read back to the same module; with
@@ -325,6 +511,12 @@ const ROUND_TRIPS: &[&str] = &[
     "func.func @f(%a: vector<2xf16>, %b: vector<2xf16>, %c: f32, %i: i32) {\n  %0 = nvvm.mma.sync A[%a, %a, %a, %a] B[%b, %b] C[%c, %c, %c, %c] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>\n  %1 = nvvm.mma.sync A[%i, %i] B[%i] C[%i, %i, %i, %i] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<u8>, multiplicandBPtxType = #nvvm.mma_type<s8>, intOverflowBehavior = #nvvm.mma_int_overflow<satfinite>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>\n  return\n}",
     // getelementptr flags may have blanks around `|`.
     "llvm.func @f(%p: !llvm.ptr, %i: i32) -> !llvm.ptr {\n  %0 = llvm.getelementptr inbounds | nuw %p[%i] : (!llvm.ptr, i32) -> !llvm.ptr, f32\n  llvm.return %0 : !llvm.ptr\n}",
+    // gpu.warp_execute_on_lane_0 (C++ upstream): entry block arguments shown, the empty
+    // terminator left out when there are no results.
+    "func.func @f(%l: index, %v: vector<4xi32>) -> vector<4xi32> {\n  gpu.warp_execute_on_lane_0(%l)[32] {\n  }\n  %0 = gpu.warp_execute_on_lane_0(%l)[32] args(%v : vector<4xi32>) -> (vector<4xi32>) {\n  ^bb0(%a: vector<128xi32>):\n    gpu.yield %a : vector<128xi32>\n  } {foo = 1 : i64}\n  return %0 : vector<4xi32>\n}",
+    // a gpu.func built in generic form without `workgroup_attributions` (the custom form
+    // cannot say that) and the mma matrix constant whose operand type is inferred.
+    "gpu.module @m {\n  \"gpu.func\"() ({\n    gpu.return\n  }) {function_type = () -> (), sym_name = \"k\"} : () -> ()\n  gpu.func @g(%x: f16) {\n    %0 = gpu.subgroup_mma_constant_matrix %x : !gpu.mma_matrix<16x16xf16, \"COp\">\n    gpu.return\n  }\n}",
 ];
 
 fn print(src: &str, generic: bool) -> String {

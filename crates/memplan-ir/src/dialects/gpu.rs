@@ -68,6 +68,14 @@ pub fn register(r: &mut Registry) {
         ..OpDef::new("gpu.func")
     });
     r.register(OpDef {
+        parse: Some(parse_warp_execute),
+        print: Some(print_warp_execute),
+        verify: Some(verify_warp_execute),
+        traits: traits::SINGLE_BLOCK,
+        inherent: &["warp_size"],
+        ..OpDef::new("gpu.warp_execute_on_lane_0")
+    });
+    r.register(OpDef {
         parse: Some(parse_launch),
         print: Some(print_launch),
         verify: Some(verify_launch),
@@ -329,6 +337,33 @@ fn mma_matrix(t: &Type) -> Option<(Vec<i64>, String)> {
     Some((dims, kind.trim().trim_matches('"').to_string()))
 }
 
+/// The element type of a `!gpu.mma_matrix<RxCxT, "Op">` when `T` is an integer or float type.
+pub fn mma_matrix_elem(t: &Type) -> Option<Type> {
+    let TypeKind::Opaque(s) = t.kind() else {
+        return None;
+    };
+    let body = s.strip_prefix("!gpu.mma_matrix<")?.strip_suffix('>')?;
+    let (shape, _) = body.rsplit_once(',')?;
+    let name = shape.rsplit('x').next()?.trim();
+    if let Some(k) = crate::types::FloatKind::from_name(name) {
+        return Some(Type::float(k));
+    }
+    let (signedness, digits) = if let Some(d) = name.strip_prefix("si") {
+        (crate::types::Signedness::Signed, d)
+    } else if let Some(d) = name.strip_prefix("ui") {
+        (crate::types::Signedness::Unsigned, d)
+    } else {
+        (crate::types::Signedness::Signless, name.strip_prefix('i')?)
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(Type::new(TypeKind::Integer {
+        width: digits.parse().ok()?,
+        signedness,
+    }))
+}
+
 /// Whether a memref's innermost dimension has stride 1 (MLIR's `isLastDimUnitStride`).
 /// `None` when this cannot tell (a single-result or non-trivial affine layout).
 fn last_dim_unit_stride(t: &Type) -> Option<bool> {
@@ -421,6 +456,154 @@ pub fn verify_subgroup_mma(m: &Module, op: OpId) -> Result<(), String> {
             }
         }
         _ => {}
+    }
+    Ok(())
+}
+
+// ===== gpu.warp_execute_on_lane_0 (C++ format upstream) =====
+
+/// `(%laneid)[warp_size] (args(%a : T, ...))? (-> (types))? region attr-dict`, as MLIR's
+/// `WarpExecuteOnLane0Op::parse`; the region's terminator `gpu.yield` may be left out.
+fn parse_warp_execute(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    p.parse_lparen()?;
+    let lane = p.parse_operand()?;
+    p.parse_rparen()?;
+    p.parse_lsquare()?;
+    let warp = p.parse_integer()?;
+    p.parse_rsquare()?;
+    st.props
+        .set("warp_size", Attribute::int(warp.into(), Type::int(64)));
+    st.operands.push(p.resolve_operand(&lane, &Type::index())?);
+    if p.parse_optional_keyword("args") {
+        p.parse_lparen()?;
+        let at = p.current_span();
+        let vals = p.parse_operand_list()?;
+        let tys = p.parse_colon_type_list()?;
+        p.parse_rparen()?;
+        if vals.len() != tys.len() {
+            return Err(crate::Diagnostic::new(
+                at,
+                format!(
+                    "{} operands present, but expected {}",
+                    vals.len(),
+                    tys.len()
+                ),
+            ));
+        }
+        for (v, t) in vals.iter().zip(&tys) {
+            st.operands.push(p.resolve_operand(v, t)?);
+        }
+    }
+    st.result_types = p.parse_optional_arrow_type_list()?;
+    let r = p.parse_region(&[])?;
+    super::memref::ensure_terminator(p, r, "gpu.yield");
+    st.regions.push(r);
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    Ok(())
+}
+
+fn print_warp_execute(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    let warp = super::memref::prop(m, op, "warp_size").and_then(Attribute::as_int);
+    let ([r], Some(warp), Some((&lane, args))) = (m.regions(op), warp, ops.split_first()) else {
+        return false;
+    };
+    if m.value_type(lane) != &Type::index() || super::memref::single_block(m, *r).is_none() {
+        return false;
+    }
+    p.write("(");
+    p.print_operand(lane);
+    p.write(&format!(")[{warp}]"));
+    if !args.is_empty() {
+        p.write(" args(");
+        p.print_operands(args);
+        p.write(" : ");
+        p.print_value_types(args);
+        p.write(")");
+    }
+    let res = m.results(op);
+    if !res.is_empty() {
+        p.write(" -> (");
+        p.print_value_types(res);
+        p.write(")");
+    }
+    p.write(" ");
+    p.print_region(*r, true, !res.is_empty());
+    super::memref::print_attrs(p, op, &["warp_size"]);
+    true
+}
+
+/// `WarpExecuteOnLane0Op::verify`: as many body arguments as `args`, as many yielded values
+/// as results, and each pair either equal or a vector distributed over the warp.
+fn verify_warp_execute(m: &Module, op: OpId) -> Result<(), String> {
+    let [r] = m.regions(op) else {
+        return Ok(());
+    };
+    let Some(b) = super::memref::single_block(m, *r) else {
+        return Ok(());
+    };
+    let args = m.operands(op).get(1..).unwrap_or(&[]);
+    let bargs = m.block_args(b);
+    if args.len() != bargs.len() {
+        return Err("expected same number op arguments and block arguments.".into());
+    }
+    let Some(term) = m.last_op(b) else {
+        return Ok(());
+    };
+    if m.op(term).name != "gpu.yield" {
+        return Ok(());
+    }
+    let yielded = m.operands(term);
+    let res = m.results(op);
+    if yielded.len() != res.len() {
+        return Err("expected same number of yield operands and return values.".into());
+    }
+    let Some(warp) = super::memref::prop(m, op, "warp_size").and_then(Attribute::as_int) else {
+        return Ok(());
+    };
+    let pairs = bargs.iter().zip(args).chain(yielded.iter().zip(res));
+    for (&expanded, &distributed) in pairs {
+        distributed_ok(m.value_type(expanded), m.value_type(distributed), warp)?;
+    }
+    Ok(())
+}
+
+/// MLIR's `verifyDistributedType`.
+fn distributed_ok(expanded: &Type, distributed: &Type, warp: i128) -> Result<(), String> {
+    if expanded == distributed {
+        return Ok(());
+    }
+    let (
+        TypeKind::Vector {
+            shape: es,
+            elem: ee,
+            ..
+        },
+        TypeKind::Vector {
+            shape: ds,
+            elem: de,
+            ..
+        },
+    ) = (expanded.kind(), distributed.kind())
+    else {
+        return Err("expected vector type for distributed operands.".into());
+    };
+    if es.len() != ds.len() || ee != de {
+        return Err("expected distributed vectors to have same rank and element type.".into());
+    }
+    let mut product: i128 = 1;
+    for (i, (&e, &d)) in es.iter().zip(ds).enumerate() {
+        if e == d {
+            continue;
+        }
+        if d == 0 || e % d != 0 {
+            return Err(format!("expected expanded vector dimension #{i} ({e}) to be a multipler of the distributed vector dimension ({d})"));
+        }
+        product = product.saturating_mul(i128::from(e / d));
+    }
+    if product != warp {
+        return Err(format!("incompatible distribution dimensions from '{expanded}' to '{distributed}' with warp size = {warp}"));
     }
     Ok(())
 }
@@ -797,6 +980,11 @@ fn print_func(p: &mut Printer<'_>, op: OpId) -> bool {
     let Some((wg, pr)) = attributions(m, op, ins.len()) else {
         return false;
     };
+    // MLIR's custom parser always sets `workgroup_attributions`: an op without it (built in
+    // generic form) would not come back the same from the custom form
+    if attr(m, op, "workgroup_attributions").is_none() {
+        return false;
+    }
     if ins.iter().zip(args).any(|(t, &a)| m.value_type(a) != t) {
         return false;
     }

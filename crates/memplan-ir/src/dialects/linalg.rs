@@ -164,7 +164,7 @@ pub fn register(r: &mut Registry) {
         r.register(OpDef {
             parse: Some(parse_map_reduce),
             print: Some(print_map_reduce),
-            verify: Some(verify_structured),
+            verify: Some(verify_map_reduce),
             traits: traits::SINGLE_BLOCK,
             inherent: &["dimensions"],
             ..OpDef::new(n)
@@ -763,9 +763,33 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
                 return Err("Unexpected dim expression in map result.".into());
             }
         }
+        if d.name == "linalg.matmul" {
+            verify_matmul_maps(&maps)?;
+        }
     }
     verify_hand_ranks(m, &all, &maps)?;
     verify_static_shapes(m, &all, &maps)
+}
+
+/// `MatmulOp::verify` with user maps (`verifyExtendedMatmulSemantic` for A and B): every
+/// result of an input map is one of the default map's results (`A: (d0, d2)`,
+/// `B: (d2, d1)`), and a map with fewer results (a broadcast) keeps only the reduction
+/// loop, the last dim.
+fn verify_matmul_maps(maps: &[&AffineMap]) -> Result<(), String> {
+    for (map, default) in maps.iter().zip([[0u32, 2], [2, 1]]) {
+        let in_default = |e: &AffineExpr| matches!(e, AffineExpr::Dim(k) if default.contains(k));
+        if !map.results.iter().all(in_default) {
+            return Err("Unexpected dim expression in map result.".into());
+        }
+        // MLIR asserts a single result here; an empty map is left alone
+        if map.results.len() == 1 {
+            let last = map.num_dims.checked_sub(1);
+            if !matches!(map.results[0], AffineExpr::Dim(k) if Some(k) == last) {
+                return Err("Invalid broadcast requested, should be (d2).".into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The rank check of the hand-written ops (MLIR words it differently from the OpDSL ops').
@@ -1272,6 +1296,135 @@ fn num_loops(m: &Module, op: OpId) -> Option<usize> {
 
 fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
     verify_structured_impl(m, op, false).map(|_| ())
+}
+
+/// `MapOp::verify` / `ReduceOp::verify`: the mapper's arity and argument types, equal
+/// shapes of inputs and init (map); equal input shapes, equal init shapes, the reduced
+/// dimensions in range and the init shape equal to the input shape without them (reduce).
+fn verify_map_reduce(m: &Module, op: OpId) -> Result<(), String> {
+    let (ins, outs) = verify_structured_impl(m, op, false)?;
+    let ty = |v: &ValueId| m.value_type(*v);
+    let shape = |v: &ValueId| ty(v).shape().map(<[i64]>::to_vec);
+    let Some(b) = m.regions(op).first().and_then(|&r| m.entry_block(r)) else {
+        return Ok(());
+    };
+    let args = m.block_args(b);
+    if m.op(op).name == "linalg.map" {
+        let Some(init) = outs.first() else {
+            return Ok(());
+        };
+        if ins.len() + 1 != args.len() {
+            return Err(format!(
+                "expects number of operands to match the arity of mapper, but got: {} and {}",
+                ins.len() + 1,
+                args.len()
+            ));
+        }
+        for (&a, v) in args.iter().zip(ins) {
+            if let Some(e) = ty(v).element_type() {
+                if e != m.value_type(a) {
+                    return Err(format!(
+                        "expected element type of input '{e}' to match bbArg type '{}'",
+                        m.value_type(a)
+                    ));
+                }
+            }
+        }
+        let Some(out) = shape(init) else {
+            return Ok(());
+        };
+        for v in ins {
+            if let Some(s) = shape(v).filter(|s| *s != out) {
+                return Err(format!(
+                    "expected shape of input ({}) to match shape of output ({})",
+                    fmt_dims(&s),
+                    fmt_dims(&out)
+                ));
+            }
+        }
+        return Ok(());
+    }
+    // linalg.reduce
+    let (Some(in0), Some(init0)) = (ins.first(), outs.first()) else {
+        return Ok(());
+    };
+    let (Some(in_shape), Some(init_shape)) = (shape(in0), shape(init0)) else {
+        return Ok(());
+    };
+    for (i, v) in ins.iter().enumerate().skip(1) {
+        if shape(v).is_some_and(|s| s != in_shape) {
+            return Err(format!("expects all inputs to have the same shapes. Shape at input-index {i} is not equal to the shape at input-index 0."));
+        }
+    }
+    for (i, v) in outs.iter().enumerate().skip(1) {
+        if shape(v).is_some_and(|s| s != init_shape) {
+            return Err(format!("expects all outputs to have the same shapes. Shape at output-index {i} is not equal to the shape at output-index 0."));
+        }
+    }
+    let Some(dims) = inherent(m.op(op), "dimensions").and_then(Attribute::as_int_array) else {
+        return Ok(());
+    };
+    let rank = in_shape.len() as i64;
+    if dims.iter().any(|&d| d < 0 || d >= rank) {
+        return Err(format!(
+            "dimensions for reduction should be in the range [0, {}].",
+            rank - 1
+        ));
+    }
+    let kept: Vec<i64> = in_shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !dims.contains(&(*i as i64)))
+        .map(|(_, &d)| d)
+        .collect();
+    if kept.len() != init_shape.len() {
+        return Err(format!(
+            "number of dimensions after reduction {} doesn't match the init rank {}",
+            kept.len(),
+            init_shape.len()
+        ));
+    }
+    if kept != init_shape {
+        return Err(format!(
+            "init dimensions [{}] doesn't match input dimensions after reduction [{}]",
+            fmt_dims(&init_shape),
+            fmt_dims(&kept)
+        ));
+    }
+    if args.len() != m.operands(op).len() {
+        return Err("mismatching number of operands and block arguments".into());
+    }
+    for (&a, v) in args.iter().zip(ins) {
+        if let Some(e) = ty(v).element_type().filter(|e| *e != m.value_type(a)) {
+            return Err(format!(
+                "input element type '{e}' does not match corresponding block argument type '{}'",
+                m.value_type(a)
+            ));
+        }
+    }
+    for (&a, v) in args[args.len() - outs.len()..].iter().zip(outs) {
+        if let Some(e) = ty(v).element_type().filter(|e| *e != m.value_type(a)) {
+            return Err(format!(
+                "output element type '{e}' does not match corresponding block argument type '{}'",
+                m.value_type(a)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `4, ?, 8` (MLIR prints a dynamic size as its sentinel value; `?` reads better).
+fn fmt_dims(s: &[i64]) -> String {
+    s.iter()
+        .map(|&d| {
+            if d == crate::types::DYNAMIC {
+                "?".to_string()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The (inputs, outputs) of a verified structured op.

@@ -430,7 +430,13 @@ pub fn register(r: &mut Registry) {
         Some(verify_transpose),
         &["permutation"],
     ));
-    r.register(simple("memref.dim", parse_dim, print_dim, None, &[]));
+    r.register(simple(
+        "memref.dim",
+        parse_dim,
+        print_dim,
+        Some(verify_dim),
+        &[],
+    ));
     r.register(simple(
         "memref.rank",
         parse_unary_result,
@@ -468,7 +474,7 @@ pub fn register(r: &mut Registry) {
         "memref.assume_alignment",
         parse_assume_alignment,
         print_assume_alignment,
-        None,
+        Some(verify_assume_alignment),
         &["alignment"],
     ));
     r.register(simple(
@@ -489,7 +495,7 @@ pub fn register(r: &mut Registry) {
         "memref.realloc",
         parse_realloc,
         print_realloc,
-        None,
+        Some(verify_realloc),
         &["alignment"],
     ));
     r.register(simple(
@@ -912,7 +918,17 @@ fn print_store(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
+/// The zero-result ops registered here by hand (MLIR's ODS gives them no results).
+fn verify_no_results(m: &Module, op: OpId) -> Result<(), String> {
+    if m.results(op).is_empty() {
+        Ok(())
+    } else {
+        Err("requires zero results".into())
+    }
+}
+
 fn verify_store(m: &Module, op: OpId) -> Result<(), String> {
+    verify_no_results(m, op)?;
     let ops = m.operands(op);
     if ops.len() < 2 {
         return Err("expects a value and a memref operand".into());
@@ -995,7 +1011,97 @@ fn verify_atomic_rmw(m: &Module, op: OpId) -> Result<(), String> {
     if t.element_type() != Some(m.value_type(ops[0])) {
         return Err("value type must match the memref element type".into());
     }
-    Ok(())
+    // AtomicRMWOp::verify: float kinds want a float value, integer kinds an integer one
+    let kind = prop(m, op, "kind")
+        .and_then(Attribute::as_int)
+        .and_then(|k| usize::try_from(k).ok())
+        .and_then(|k| ATOMIC_KINDS.get(k));
+    let v = m.value_type(ops[0]);
+    match kind.copied() {
+        Some(k @ ("addf" | "maximumf" | "minimumf" | "mulf"))
+            if !matches!(v.kind(), TypeKind::Float(_)) =>
+        {
+            Err(format!("with kind '{k}' expects a floating-point type"))
+        }
+        Some(
+            k @ ("addi" | "maxs" | "maxu" | "mins" | "minu" | "muli" | "ori" | "xori" | "andi"),
+        ) if !matches!(v.kind(), TypeKind::Integer { .. }) => {
+            Err(format!("with kind '{k}' expects an integer type"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `ReallocOp::verify` and its ODS operand/result constraints (1-D memrefs): identity
+/// layouts, one memory space, one element type, and a size operand exactly when the result
+/// has a dynamic size. A strided layout is left alone (MLIR calls `strided<[1]>` identity).
+fn verify_realloc(m: &Module, op: OpId) -> Result<(), String> {
+    let (ops, res) = (m.operands(op), m.results(op));
+    let (Some(&src), [r]) = (ops.first(), res) else {
+        return Ok(());
+    };
+    let (a, b) = (m.value_type(src), m.value_type(*r));
+    let rank1 = |t: &Type| match t.kind() {
+        TypeKind::MemRef { shape, .. } => Some(shape.len() == 1),
+        _ => None,
+    };
+    if rank1(a) == Some(false) {
+        return Err(format!(
+            "operand #0 must be 1D memref of any type values, but got '{a}'"
+        ));
+    }
+    if rank1(b) == Some(false) {
+        return Err(format!(
+            "result #0 must be 1D memref of any type values, but got '{b}'"
+        ));
+    }
+    let (Some(x), Some(y)) = (memref_parts(a), memref_parts(b)) else {
+        return Ok(());
+    };
+    let not_identity =
+        |l: Option<&Attribute>| matches!(l, Some(Attribute::AffineMap(am)) if !am.is_identity());
+    if not_identity(x.layout) {
+        return Err(format!("unsupported layout for source memref type {a}"));
+    }
+    if not_identity(y.layout) {
+        return Err(format!("unsupported layout for result memref type {b}"));
+    }
+    if memory_space(a) != memory_space(b) {
+        return Err(format!("different memory spaces specified for source memref type {a} and result memref type {b}"));
+    }
+    if a.element_type() != b.element_type() {
+        return Err(format!("different element types specified for source memref type {a} and result memref type {b}"));
+    }
+    let dynamic = y.shape.contains(&DYNAMIC);
+    match (dynamic, ops.len() > 1) {
+        (true, false) => Err(format!("missing dimension operand for result type {b}")),
+        (false, true) => Err(format!("unnecessary dimension operand for result type {b}")),
+        _ => Ok(()),
+    }
+}
+
+/// `AssumeAlignmentOp::verify`: the alignment is a power of two.
+fn verify_assume_alignment(m: &Module, op: OpId) -> Result<(), String> {
+    match prop(m, op, "alignment").and_then(Attribute::as_int) {
+        Some(a) if a > 0 && (a & (a - 1)) != 0 => Err("alignment must be power of 2".into()),
+        _ => Ok(()),
+    }
+}
+
+/// `memref.dim`'s ODS constraints: an unranked or a non-0-ranked memref, an `index` result.
+fn verify_dim(m: &Module, op: OpId) -> Result<(), String> {
+    if let Some(&r) = m.results(op).first() {
+        let t = m.value_type(r);
+        if !matches!(t.kind(), TypeKind::Index) {
+            return Err(format!("result #0 must be index, but got '{t}'"));
+        }
+    }
+    match m.operands(op).first().map(|&v| m.value_type(v)) {
+        Some(t) if matches!(t.kind(), TypeKind::MemRef { shape, .. } if shape.is_empty()) => Err(format!(
+            "operand #0 must be unranked.memref of any type values or non-0-ranked.memref of any type values, but got '{t}'"
+        )),
+        _ => Ok(()),
+    }
 }
 
 // ===================== generic_atomic_rmw / atomic_yield =====================
@@ -1745,6 +1851,13 @@ fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
         ));
     }
     if m.op(op).name == "memref.cast" {
+        // CastOp::areCastCompatible: unranked to unranked is not a cast
+        let unranked = |t: &Type| matches!(t.kind(), TypeKind::UnrankedMemRef { .. });
+        if unranked(a) && unranked(b) {
+            return Err(format!(
+                "operand type {a} and result type {b} are cast incompatible"
+            ));
+        }
         if memory_space(a) != memory_space(b) {
             return Err(format!(
                 "operand type {a} and result type {b} are cast incompatible"
@@ -2274,7 +2387,10 @@ fn verify_transpose(m: &Module, op: OpId) -> Result<(), String> {
 }
 
 /// Strides and offset of a memref layout (identity layouts get row-major strides).
-fn canonical_strides(shape: &[i64], layout: Option<&Attribute>) -> Option<(Vec<i64>, i64)> {
+pub(crate) fn canonical_strides(
+    shape: &[i64],
+    layout: Option<&Attribute>,
+) -> Option<(Vec<i64>, i64)> {
     match layout {
         None => {
             let mut st = vec![1i64; shape.len()];

@@ -20,6 +20,7 @@ pub mod linalg_named_table;
 pub mod llvm;
 pub mod math;
 pub mod memref;
+pub mod nvgpu;
 pub mod nvvm;
 pub mod scf;
 pub mod tensor;

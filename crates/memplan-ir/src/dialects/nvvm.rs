@@ -171,3 +171,13 @@ fn print_mma(p: &mut Printer<'_>, op: OpId) -> bool {
     p.print_type(m.value_type(m.result(op, 0)));
     true
 }
+
+/// The NVVM dialect's discardable attributes, checked on any op that carries them (MLIR's
+/// `NVVMDialect::verifyOperationAttribute`): `nvvm.kernel` marks LLVM functions only.
+pub fn verify_discardable_attrs(m: &crate::ir::Module, op: crate::ir::OpId) -> Result<(), String> {
+    let d = m.op(op);
+    if d.attrs.get("nvvm.kernel").is_some() && d.name != "llvm.func" {
+        return Err("'nvvm.kernel' attribute attached to unexpected op".into());
+    }
+    Ok(())
+}
