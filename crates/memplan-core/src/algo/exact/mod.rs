@@ -20,6 +20,12 @@
 //! with and without `parallel`, run after run; only a time limit makes runs
 //! differ.
 //!
+//! Problems of at most 64 movable buffers also get a second decision
+//! procedure (`pairs`), run by every probe before the canonical search with a
+//! quarter of one order's budget: a search over the below/above orientation
+//! of co-live pairs with CP-style propagation, strong where the canonical
+//! search is weak (refuting capacities just below a mid-size optimum).
+//!
 //! Dense traces (thousands of buffers, each overlapping dozens or more) skip the
 //! full search: the portfolio's plan is improved by peak rip-up (`lns`),
 //! memplan's own addition.
@@ -514,7 +520,7 @@ impl<'m> Prober<'m> {
                 .min(node_limit - self.charged);
             let before = p.nodes;
             p.node_stop = before.saturating_add(mine);
-            let st = p.decide(cap, None);
+            let st = p.decide(cap);
             self.charged += p.nodes - before;
             match st {
                 Status::Found => {

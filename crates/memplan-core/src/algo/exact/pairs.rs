@@ -27,7 +27,6 @@
 //! Each branch is one node; the search is complete, so "no node left" proves
 //! that nothing fits below the capacity.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -392,7 +391,7 @@ impl<'m> PairSearch<'m> {
                 let sji = st[n + i] - (ej + m.size[j]);
                 // Conflict-directed: pairs whose buffers failed most often first
                 // (weighted degree), then the tighter pair.
-                let w = u64::MAX - u64::from(self.wt[i] + self.wt[j]);
+                let w = u64::MAX - (u64::from(self.wt[i]) + u64::from(self.wt[j]));
                 let key = (w, sij.max(sji));
                 let pair = if sij >= sji {
                     (i as u32, j as u32)
@@ -407,13 +406,12 @@ impl<'m> PairSearch<'m> {
         best.map(|(_, _, p)| p)
     }
 
-    fn expired(&self, stop: Option<&AtomicBool>) -> bool {
-        stop.is_some_and(|s| s.load(Ordering::Relaxed))
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
+    fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Decides whether every buffer fits below `cap`.
-    pub fn decide(&mut self, cap: u64, stop: Option<&AtomicBool>) -> Status {
+    pub fn decide(&mut self, cap: u64) -> Status {
         let n = self.n;
         let m = self.m;
         self.cap = cap;
@@ -471,7 +469,7 @@ impl<'m> PairSearch<'m> {
                     break 'search Status::NodeLimit;
                 }
                 self.nodes += 1;
-                if self.nodes & CLOCK_MASK == 0 && self.expired(stop) {
+                if self.nodes & CLOCK_MASK == 0 && self.expired() {
                     break 'search Status::TimeLimit;
                 }
                 let d = self.stack.len();
@@ -561,7 +559,7 @@ mod tests {
                 for dom in doms {
                     with_domains += u64::from(dom.is_some());
                     ps.dom = dom;
-                    let st = ps.decide(cap, None);
+                    let st = ps.decide(cap);
                     match st {
                         Status::Found => {
                             assert!(truth, "{p:?} cap {cap}");
@@ -630,7 +628,7 @@ mod tests {
             let mut cs = Search::new(&m);
             for cap in lb..lb + 12 {
                 ps.node_stop = ps.nodes + 200_000;
-                let a = ps.decide(cap, None);
+                let a = ps.decide(cap);
                 if a == Status::Found {
                     let sol = ps.sol.clone();
                     for k in 0..m.n() {
