@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use memplan_core::algo::combine_stop_reasons;
 use memplan_core::{
-    bounds, check, plan, Algorithm, Buffer, MemSpace, Options, PlanError, Problem, ProblemError,
-    StopReason,
+    bounds, check, plan, Algorithm, Buffer, Interval, MemSpace, Options, PlanError, Problem,
+    ProblemError, StopReason,
 };
 
 const P62: u64 = 1 << 62;
@@ -183,6 +183,30 @@ fn hard(n: usize, seed: u64, space: MemSpace) -> Vec<Buffer> {
         .collect()
 }
 
+/// Mid-size problems like the CP-SAT cross-check's: short lifetimes over 30
+/// ticks, one or two live intervals, small sizes and alignments up to 16.
+fn mid(n: usize, seed: u64) -> Vec<Buffer> {
+    let mut x = seed;
+    let mut below = |k: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % k
+    };
+    (0..n)
+        .map(|_| {
+            let mut live = Vec::new();
+            for _ in 0..1 + below(2) {
+                let s = below(30);
+                live.push(Interval::new(s, s + 1 + below(6)));
+            }
+            Buffer::new(1 + below(200), 0, 1)
+                .with_live(memplan_core::problem::normalize_intervals(live))
+                .with_align([1, 2, 8, 16][below(4) as usize])
+        })
+        .collect()
+}
+
 /// Three buffers whose peak the portfolio puts at the lower bound at once.
 fn easy(space: MemSpace) -> Vec<Buffer> {
     vec![
@@ -329,8 +353,15 @@ fn node_budgeted_exact_is_the_same_with_and_without_parallel() {
         (200, 11, 1_500),
         (250, 13, 12_000),
         (300, 7, 8_000),
+        // Mid-size (holes, alignments): the pair search runs first at every probe.
+        (30, 5, 3_000),
+        (34, 9, 40_000),
     ] {
-        let p = Problem::new(hard(n, seed, MemSpace(0)));
+        let p = Problem::new(if n > 64 {
+            hard(n, seed, MemSpace(0))
+        } else {
+            mid(n, seed)
+        });
         let mut opts = Options::with_algorithm(Algorithm::Exact);
         opts.node_limit = Some(budget);
         let r = plan(&p, &opts).unwrap();
@@ -343,7 +374,7 @@ fn node_budgeted_exact_is_the_same_with_and_without_parallel() {
     assert_eq!(got, GOLDEN.to_vec());
 }
 
-const GOLDEN: [(u64, u64, bool, StopReason, u64); 4] = [
+const GOLDEN: [(u64, u64, bool, StopReason, u64); 6] = [
     (
         1979343,
         2864,
@@ -371,6 +402,20 @@ const GOLDEN: [(u64, u64, bool, StopReason, u64); 4] = [
         false,
         StopReason::NodeLimit,
         4179599103046972718,
+    ),
+    (
+        1013,
+        3000,
+        false,
+        StopReason::NodeLimit,
+        13694328340465091907,
+    ),
+    (
+        1171,
+        40000,
+        false,
+        StopReason::NodeLimit,
+        5500699415535623258,
     ),
 ];
 

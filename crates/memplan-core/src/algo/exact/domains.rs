@@ -60,6 +60,38 @@ impl Domains {
         let k = x.div_ceil(self.unit);
         next_bit(self.row(b), k).map(|k| k * self.unit)
     }
+
+    /// The highest offset `<= x` in `b`'s domain, or `None`.
+    pub fn prev(&self, b: usize, x: u64) -> Option<u64> {
+        let row = self.row(b);
+        if row.is_empty() {
+            return None;
+        }
+        let k = x / self.unit;
+        let mut w = (k / 64) as usize;
+        let mut word = if w >= row.len() {
+            w = row.len() - 1;
+            row[w]
+        } else {
+            row[w] & (!0u64 >> (63 - k % 64))
+        };
+        loop {
+            if word != 0 {
+                let bit = w as u64 * 64 + 63 - u64::from(word.leading_zeros());
+                return Some(bit * self.unit);
+            }
+            if w == 0 {
+                return None;
+            }
+            w -= 1;
+            word = row[w];
+        }
+    }
+
+    /// Whether buffers `a` and `b` have the same domain.
+    pub fn same(&self, a: usize, b: usize) -> bool {
+        self.row(a) == self.row(b)
+    }
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -441,13 +473,13 @@ impl<'m> Filter<'m> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::problem::{Buffer, Interval, Problem};
 
-    struct Rng(u64);
+    pub(crate) struct Rng(pub u64);
     impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
+        pub(crate) fn below(&mut self, n: u64) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
@@ -455,7 +487,7 @@ mod tests {
         }
     }
 
-    fn random_problem(rng: &mut Rng) -> Problem {
+    pub(crate) fn random_problem(rng: &mut Rng) -> Problem {
         loop {
             let n = 2 + rng.below(4) as usize;
             let mut bufs = Vec::new();
@@ -491,7 +523,7 @@ mod tests {
     }
 
     /// Whether movable buffer `k` (model index) fits at `y` given the others.
-    fn fits(p: &Problem, m: &Model, off: &[u64], k: usize, y: u64, cap: u64) -> bool {
+    pub(crate) fn fits(p: &Problem, m: &Model, off: &[u64], k: usize, y: u64, cap: u64) -> bool {
         let b = &p.buffers[m.ids[k]];
         if !y.is_multiple_of(b.align.max(1)) || y + b.size > cap {
             return false;

@@ -1,0 +1,652 @@
+//! The pair search: a second decision procedure for mid-size problems (at most
+//! [`MAX_BUFFERS`] movable buffers), in the style of a CP solver's disjunctive
+//! reasoning, run by every capacity probe before the canonical search.
+//!
+//! Any two co-live buffers are disjoint in bytes: one lies below the other.
+//! The search branches on these pairwise orientations. Each node keeps, per
+//! buffer, its earliest offset `est` and latest offset `lst` (aligned, clear
+//! of fixed blocks, inside the offset domain when there is one), and the
+//! orientations decided so far, closed transitively ("`i` below `j`" and "`j`
+//! below `k`" give "`i` below `k`", a cycle fails the node), as bitsets.
+//! Propagation, to a fixpoint:
+//! - precedence: `i` below `j` gives `est_j >= est_i + size_i` and
+//!   `lst_i <= lst_j - size_i` (longest paths over the closed graph);
+//! - detectable orientations: if `i` cannot end below `lst_j`, `i` is above
+//!   `j` (and a pair that fits neither way fails the node);
+//! - overload, per time section (a one-machine disjunctive resource in the
+//!   offset axis, fixed blocks included): the buffers whose windows lie within
+//!   `[lo, hi)` must fit in `hi - lo` bytes.
+//!
+//! A node whose earliest offsets already overlap nowhere is a plan (every
+//! decided pair is apart by propagation; the undecided ones do not meet): the
+//! search stops there. Otherwise it branches on an undecided co-live pair
+//! whose earliest placements overlap, the tightest first. Twins (same size,
+//! alignment, live sections, fixed neighbours and domain) are ordered by index
+//! at the root: exchanging two twins maps plans to plans.
+//!
+//! Each branch is one node; the search is complete, so "no node left" proves
+//! that nothing fits below the capacity.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::domains::Domains;
+use super::model::Model;
+use super::search::Status;
+
+/// Problems with at most this many movable buffers get the pair search (the
+/// orientations are kept in 64-bit sets).
+pub(crate) const MAX_BUFFERS: usize = 64;
+
+/// Check the clock every this many nodes (plus one).
+const CLOCK_MASK: u64 = 63;
+
+/// Iterates over the set bits of `w`.
+fn bits(mut w: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if w == 0 {
+            return None;
+        }
+        let k = w.trailing_zeros() as usize;
+        w &= w - 1;
+        Some(k)
+    })
+}
+
+/// One open node: its state is `states[depth]`; it branches on `pair` (first
+/// `pair.0` below `pair.1`, then the other way).
+#[derive(Clone, Copy)]
+struct Frame {
+    pair: (u32, u32),
+    tried: u8,
+}
+
+/// Decision searcher for one model; reusable across capacities.
+pub(crate) struct PairSearch<'m> {
+    m: &'m Model,
+    n: usize,
+    cap: u64,
+    /// Co-live movable buffers of each buffer.
+    colive: Vec<u64>,
+    /// Twin pairs `(i, j)`, `i < j`, consecutive in their class.
+    twins: Vec<(u32, u32)>,
+    /// Sections whose buffers and fixed blocks are no subset of another's.
+    secs: Vec<usize>,
+    /// Per buffer, the sections of `secs` it lives in, with their member sets.
+    bsecs: Vec<Vec<(usize, u64)>>,
+    /// Node states, `4 n` words per depth: est, lst, above, below.
+    states: Vec<u64>,
+    stack: Vec<Frame>,
+    order: Vec<u32>,
+    tasks: Vec<(u64, u64, u64)>,
+    /// Per buffer, how many children failed on a decision about it (kept
+    /// across probes: the same conflicts recur at nearby capacities).
+    wt: Vec<u32>,
+    /// Offset domains at the capacity being decided, if any.
+    pub dom: Option<Arc<Domains>>,
+    /// Offsets of the last solution found.
+    pub sol: Vec<u64>,
+    /// Nodes visited, over all runs.
+    pub nodes: u64,
+    /// Absolute node count at which to stop.
+    pub node_stop: u64,
+    /// Deadline.
+    pub deadline: Option<Instant>,
+}
+
+impl<'m> PairSearch<'m> {
+    /// A searcher for `m`, or `None` when `m` has too many buffers.
+    pub fn new(m: &'m Model) -> Option<Self> {
+        let n = m.n();
+        if n == 0 || n > MAX_BUFFERS {
+            return None;
+        }
+        let colive: Vec<u64> = (0..n)
+            .map(|b| m.adj.row(b).iter().fold(0u64, |w, &q| w | 1 << q))
+            .collect();
+        let mut twins = Vec::new();
+        for j in 0..n {
+            // The nearest lower-index twin.
+            if let Some(i) = (0..j).rev().find(|&i| {
+                m.size[i] == m.size[j]
+                    && m.align[i] == m.align[j]
+                    && m.live.row(i) == m.live.row(j)
+                    && m.fixed.row(i) == m.fixed.row(j)
+            }) {
+                twins.push((i as u32, j as u32));
+            }
+        }
+        let mask: Vec<u64> = (0..m.nsec)
+            .map(|t| m.members.row(t).iter().fold(0u64, |w, &q| w | 1 << q))
+            .collect();
+        let sub = |a: usize, b: usize| {
+            mask[a] & !mask[b] == 0
+                && m.sec_fixed
+                    .row(a)
+                    .iter()
+                    .all(|f| m.sec_fixed.row(b).contains(f))
+        };
+        let secs = (0..m.nsec)
+            .filter(|&t| mask[t].count_ones() >= 2 || !m.sec_fixed.row(t).is_empty())
+            .filter(|&t| !(0..m.nsec).any(|u| u != t && sub(t, u) && (!sub(u, t) || u < t)))
+            .collect::<Vec<usize>>();
+        let bsecs = (0..n)
+            .map(|b| {
+                secs.iter()
+                    .filter(|&&t| mask[t] >> b & 1 == 1)
+                    .map(|&t| (t, mask[t]))
+                    .collect()
+            })
+            .collect();
+        Some(PairSearch {
+            m,
+            n,
+            cap: 0,
+            colive,
+            twins,
+            secs,
+            bsecs,
+            states: Vec::new(),
+            stack: Vec::new(),
+            order: (0..n as u32).collect(),
+            tasks: Vec::new(),
+            wt: vec![0; n],
+            dom: None,
+            sol: vec![0; n],
+            nodes: 0,
+            node_stop: u64::MAX,
+            deadline: None,
+        })
+    }
+
+    /// The lowest offset `>= x` that `b` may take within the capacity.
+    #[inline]
+    fn lowest(&self, b: usize, x: u64) -> Option<u64> {
+        let y = match &self.dom {
+            Some(d) => d.next(b, x)?,
+            None => self.m.fit(b, x),
+        };
+        (y.checked_add(self.m.size[b])? <= self.cap).then_some(y)
+    }
+
+    /// The highest offset `<= x` that `b` may take: aligned, clear of its
+    /// co-live fixed blocks, in its domain.
+    #[inline]
+    fn highest(&self, b: usize, x: u64) -> Option<u64> {
+        if let Some(d) = &self.dom {
+            return d.prev(b, x);
+        }
+        let (a, s) = (self.m.align[b], self.m.size[b]);
+        let row = self.m.fixed.row(b);
+        let mut y = x - x % a;
+        loop {
+            // Runs are disjoint and sorted: the last one starting below `y + s`
+            // reaches highest.
+            let k = row.partition_point(|&(lo, _)| lo < y.saturating_add(s));
+            match k.checked_sub(1).map(|k| row[k]) {
+                Some((lo, hi)) if hi > y => {
+                    let z = lo.checked_sub(s)?;
+                    y = z - z % a;
+                }
+                _ => return Some(y),
+            }
+        }
+    }
+
+    /// Records "`i` below `j`" in the closure; false on a cycle.
+    fn orient(st: &mut [u64], n: usize, i: usize, j: usize) -> bool {
+        let (above, below) = st[2 * n..].split_at_mut(n);
+        if below[i] >> j & 1 == 1 {
+            return false;
+        }
+        if above[i] >> j & 1 == 1 {
+            return true;
+        }
+        let lower = below[i] | 1 << i;
+        let upper = above[j] | 1 << j;
+        for x in bits(lower) {
+            above[x] |= upper;
+        }
+        for y in bits(upper) {
+            below[y] |= lower;
+        }
+        true
+    }
+
+    /// Propagates a node's state to a fixpoint; false if it has no plan.
+    fn propagate(&mut self, st: &mut [u64]) -> bool {
+        let n = self.n;
+        let m = self.m;
+        loop {
+            // Closed sets grow along every path: fewer below comes first.
+            let below = &st[3 * n..4 * n];
+            self.order
+                .sort_unstable_by_key(|&b| (below[b as usize].count_ones(), b));
+            for k in 0..n {
+                let j = self.order[k] as usize;
+                let mut lb = st[j];
+                for i in bits(st[3 * n + j]) {
+                    lb = lb.max(st[i] + m.size[i]);
+                }
+                // Energy: in each section, everything below `j` lies in `[r, off_j)`
+                // with `r` the lowest earliest offset among them.
+                for k2 in 0..self.bsecs[j].len() {
+                    let (t, mask) = self.bsecs[j][k2];
+                    let below = st[3 * n + j] & mask;
+                    let fixed = m.sec_fixed.row(t);
+                    if below.count_ones() + (fixed.len() as u32) < 2 {
+                        continue;
+                    }
+                    self.tasks.clear();
+                    for q in bits(below) {
+                        self.tasks.push((st[q], 0, m.size[q]));
+                    }
+                    // A fixed block `j` cannot pass below lies below it.
+                    for &(o, sz) in fixed {
+                        if st[j] + m.size[j] > o {
+                            self.tasks.push((o, 0, sz));
+                        }
+                    }
+                    self.tasks.sort_unstable_by(|a, b| b.cmp(a));
+                    let mut acc = 0u64;
+                    for &(r, _, p) in &self.tasks {
+                        acc += p;
+                        lb = lb.max(r + acc);
+                    }
+                }
+                if lb > st[j] {
+                    match self.lowest(j, lb) {
+                        Some(y) => st[j] = y,
+                        None => return false,
+                    }
+                }
+            }
+            for k in (0..n).rev() {
+                let i = self.order[k] as usize;
+                let mut ub = st[n + i];
+                for j in bits(st[2 * n + i]) {
+                    match st[n + j].checked_sub(m.size[i]) {
+                        Some(u) => ub = ub.min(u),
+                        None => return false,
+                    }
+                }
+                // Energy: everything above `i` in a section lies in
+                // `[off_i + size_i, d)` with `d` the highest latest end among them.
+                for k2 in 0..self.bsecs[i].len() {
+                    let (t, mask) = self.bsecs[i][k2];
+                    let above = st[2 * n + i] & mask;
+                    let fixed = m.sec_fixed.row(t);
+                    if above.count_ones() + (fixed.len() as u32) < 2 {
+                        continue;
+                    }
+                    self.tasks.clear();
+                    for q in bits(above) {
+                        self.tasks.push((st[n + q] + m.size[q], 0, m.size[q]));
+                    }
+                    // A fixed block `i` cannot pass above lies above it.
+                    for &(o, sz) in fixed {
+                        if st[n + i] < o.saturating_add(sz) {
+                            self.tasks.push((o.saturating_add(sz), 0, sz));
+                        }
+                    }
+                    self.tasks.sort_unstable();
+                    let mut acc = 0u64;
+                    for &(d, _, p) in &self.tasks {
+                        acc += p;
+                        match d.checked_sub(acc + m.size[i]) {
+                            Some(u) => ub = ub.min(u),
+                            None => return false,
+                        }
+                    }
+                }
+                if ub < st[n + i] {
+                    match self.highest(i, ub) {
+                        Some(y) => st[n + i] = y,
+                        None => return false,
+                    }
+                }
+                if st[i] > st[n + i] {
+                    return false;
+                }
+            }
+            // Detectable orientations.
+            let mut changed = false;
+            for i in 0..n {
+                let open = self.colive[i] & !st[2 * n + i] & !st[3 * n + i] & (!0u64 << i << 1);
+                for j in bits(open) {
+                    let ij = st[i] + m.size[i] <= st[n + j];
+                    let ji = st[j] + m.size[j] <= st[n + i];
+                    match (ij, ji) {
+                        (false, false) => return false,
+                        (true, false) => {
+                            if !Self::orient(st, n, i, j) {
+                                return false;
+                            }
+                            changed = true;
+                        }
+                        (false, true) => {
+                            if !Self::orient(st, n, j, i) {
+                                return false;
+                            }
+                            changed = true;
+                        }
+                        (true, true) => {}
+                    }
+                }
+            }
+            if changed {
+                continue;
+            }
+            return self.overload(st);
+        }
+    }
+
+    /// Overload checking per section: for every `lo` among the windows' starts
+    /// and every `hi` among their ends, the sizes of the windows inside
+    /// `[lo, hi)` add up to at most `hi - lo`.
+    fn overload(&mut self, st: &[u64]) -> bool {
+        let n = self.n;
+        let m = self.m;
+        for &t in &self.secs {
+            self.tasks.clear();
+            for &b in m.members.row(t) {
+                let b = b as usize;
+                self.tasks.push((st[n + b] + m.size[b], st[b], m.size[b]));
+            }
+            for &(o, s) in m.sec_fixed.row(t) {
+                self.tasks.push((o.saturating_add(s), o, s));
+            }
+            self.tasks.sort_unstable();
+            for k in 0..self.tasks.len() {
+                let lo = self.tasks[k].1;
+                let mut acc = 0u64;
+                for &(hi, r, p) in &self.tasks {
+                    if r >= lo {
+                        acc += p;
+                        if lo + acc > hi {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The pair to branch on, the orientation to try first leading, or `None`
+    /// when the earliest offsets are a plan.
+    fn choose(&self, st: &[u64]) -> Option<(u32, u32)> {
+        let n = self.n;
+        let m = self.m;
+        let mut best: Option<(u64, u64, (u32, u32))> = None;
+        for i in 0..n {
+            let open = self.colive[i] & !st[2 * n + i] & !st[3 * n + i] & (!0u64 << i << 1);
+            for j in bits(open) {
+                let (ei, ej) = (st[i], st[j]);
+                if ei + m.size[i] <= ej || ej + m.size[j] <= ei {
+                    continue;
+                }
+                // Room left either way; the tighter way decides the score.
+                let sij = st[n + j] - (ei + m.size[i]);
+                let sji = st[n + i] - (ej + m.size[j]);
+                // Conflict-directed: pairs whose buffers failed most often first
+                // (weighted degree), then the tighter pair.
+                let w = u64::MAX - (u64::from(self.wt[i]) + u64::from(self.wt[j]));
+                let key = (w, sij.max(sji));
+                let pair = if sij >= sji {
+                    (i as u32, j as u32)
+                } else {
+                    (j as u32, i as u32)
+                };
+                if best.is_none_or(|(a, b, _)| key < (a, b)) {
+                    best = Some((key.0, key.1, pair));
+                }
+            }
+        }
+        best.map(|(_, _, p)| p)
+    }
+
+    fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Decides whether every buffer fits below `cap`.
+    pub fn decide(&mut self, cap: u64) -> Status {
+        let n = self.n;
+        let m = self.m;
+        self.cap = cap;
+        self.stack.clear();
+        let mut states = std::mem::take(&mut self.states);
+        states.clear();
+        states.resize(4 * n, 0);
+        let status = 'search: {
+            self.nodes += 1;
+            for b in 0..n {
+                let (Some(lo), Some(hi)) = (
+                    self.lowest(b, 0),
+                    cap.checked_sub(m.size[b]).and_then(|x| self.highest(b, x)),
+                ) else {
+                    break 'search Status::Infeasible;
+                };
+                states[b] = lo;
+                states[n + b] = hi;
+            }
+            for k in 0..self.twins.len() {
+                let (i, j) = self.twins[k];
+                let (i, j) = (i as usize, j as usize);
+                if self.colive[i] >> j & 1 == 1
+                    && self.dom.as_ref().is_none_or(|d| d.same(i, j))
+                    && !Self::orient(&mut states[..4 * n], n, i, j)
+                {
+                    break 'search Status::Infeasible;
+                }
+            }
+            if !self.propagate(&mut states[..4 * n]) {
+                break 'search Status::Infeasible;
+            }
+            match self.choose(&states[..4 * n]) {
+                None => {
+                    self.sol.copy_from_slice(&states[..n]);
+                    break 'search Status::Found;
+                }
+                Some(pair) => self.stack.push(Frame { pair, tried: 0 }),
+            }
+            loop {
+                let Some(top) = self.stack.last_mut() else {
+                    break 'search Status::Infeasible;
+                };
+                if top.tried == 2 {
+                    self.stack.pop();
+                    continue;
+                }
+                let (a, b) = if top.tried == 0 {
+                    (top.pair.0, top.pair.1)
+                } else {
+                    (top.pair.1, top.pair.0)
+                };
+                top.tried += 1;
+                if self.nodes >= self.node_stop {
+                    break 'search Status::NodeLimit;
+                }
+                self.nodes += 1;
+                if self.nodes & CLOCK_MASK == 0 && self.expired() {
+                    break 'search Status::TimeLimit;
+                }
+                let d = self.stack.len();
+                if states.len() < 4 * n * (d + 1) {
+                    states.resize(4 * n * (d + 1), 0);
+                }
+                let (parent, child) = states.split_at_mut(4 * n * d);
+                let child = &mut child[..4 * n];
+                child.copy_from_slice(&parent[4 * n * (d - 1)..]);
+                if !Self::orient(child, n, a as usize, b as usize) || !self.propagate(child) {
+                    self.wt[a as usize] = self.wt[a as usize].saturating_add(1);
+                    self.wt[b as usize] = self.wt[b as usize].saturating_add(1);
+                    continue;
+                }
+                match self.choose(child) {
+                    None => {
+                        self.sol.copy_from_slice(&child[..n]);
+                        break 'search Status::Found;
+                    }
+                    Some(pair) => self.stack.push(Frame { pair, tried: 0 }),
+                }
+            }
+        };
+        self.states = states;
+        status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::domains::tests::{fits, random_problem, Rng};
+    use super::super::domains::{filter, Filtered};
+    use super::*;
+
+    /// Whether some plan of `m` fits within `cap` (every offset up to `cap - size`).
+    fn brute_feasible(p: &crate::problem::Problem, m: &Model, cap: u64) -> bool {
+        let n = m.n();
+        if m.size.iter().any(|&s| s > cap) {
+            return false;
+        }
+        let mut off = vec![0u64; n];
+        'all: loop {
+            if (0..n).all(|k| fits(p, m, &off, k, off[k], cap)) {
+                return true;
+            }
+            for (o, &s) in off.iter_mut().zip(&m.size) {
+                *o += 1;
+                if *o + s <= cap {
+                    continue 'all;
+                }
+                *o = 0;
+            }
+            return false;
+        }
+    }
+
+    /// The pair search decides every capacity from below the max-load bound up
+    /// exactly as brute force does (with and without offset domains), and every
+    /// plan it finds fits.
+    #[test]
+    fn pair_search_matches_brute_force() {
+        let mut rng = Rng(0x9a1f_77e3_0c15);
+        let (mut found, mut refuted, mut with_domains) = (0u64, 0u64, 0u64);
+        for _ in 0..500 {
+            let p = random_problem(&mut rng);
+            let m = Model::build(&p);
+            let Some(mut ps) = PairSearch::new(&m) else {
+                continue;
+            };
+            let fixed_top = p
+                .buffers
+                .iter()
+                .filter_map(|b| b.fixed_offset.map(|o| o + b.size))
+                .max()
+                .unwrap_or(0);
+            let lb = crate::bounds::max_load(&p).max(fixed_top);
+            for cap in lb..lb + 6 {
+                let truth = brute_feasible(&p, &m, cap);
+                let doms: Vec<Option<Arc<Domains>>> = match filter(&m, cap, u64::MAX) {
+                    Filtered::Domains(d) => vec![None, Some(Arc::new(d))],
+                    Filtered::Infeasible => {
+                        assert!(!truth, "filtering refuted a feasible cap {cap}: {p:?}");
+                        vec![None]
+                    }
+                    Filtered::Unavailable => vec![None],
+                };
+                for dom in doms {
+                    with_domains += u64::from(dom.is_some());
+                    ps.dom = dom;
+                    let st = ps.decide(cap);
+                    match st {
+                        Status::Found => {
+                            assert!(truth, "{p:?} cap {cap}");
+                            let sol = ps.sol.clone();
+                            for k in 0..m.n() {
+                                assert!(fits(&p, &m, &sol, k, sol[k], cap), "{p:?} {sol:?}");
+                            }
+                            found += 1;
+                        }
+                        Status::Infeasible => {
+                            assert!(!truth, "refuted a feasible cap {cap}: {p:?}");
+                            refuted += 1;
+                        }
+                        other => panic!("{other:?} without limits"),
+                    }
+                }
+            }
+        }
+        assert!(
+            found > 1000 && refuted > 200 && with_domains > 50,
+            "{found} {refuted} {with_domains}"
+        );
+    }
+
+    /// Mid-size problems (8-16 buffers, holes, alignments, fixed blocks): the
+    /// pair search and the canonical search agree on every capacity both decide.
+    #[test]
+    fn pair_search_agrees_with_the_canonical_search() {
+        use super::super::orders;
+        use super::super::search::Search;
+        use crate::problem::{Buffer, Interval, Problem};
+        let mut rng = Rng(0x51d_c0de_4242);
+        let (mut agreed, mut infeasible) = (0u64, 0u64);
+        for _ in 0..120 {
+            let n = 8 + rng.below(9) as usize;
+            let mut bufs = Vec::new();
+            for _ in 0..n {
+                let mut live = Vec::new();
+                for _ in 0..1 + rng.below(2) {
+                    let s = rng.below(16);
+                    live.push(Interval::new(s, s + 1 + rng.below(5)));
+                }
+                let align = [1, 1, 2, 4, 8][rng.below(5) as usize];
+                let mut b = Buffer::new(1 + rng.below(48), 0, 1)
+                    .with_live(crate::problem::normalize_intervals(live))
+                    .with_align(align);
+                if rng.below(10) == 0 {
+                    b = b.fixed_at(align * rng.below(8));
+                }
+                bufs.push(b);
+            }
+            let p = Problem::new(bufs);
+            let m = Model::build(&p);
+            if p.validate().is_err() || m.n() == 0 {
+                continue;
+            }
+            let fixed_top = p
+                .buffers
+                .iter()
+                .filter_map(|b| b.fixed_offset.map(|o| o + b.size))
+                .max()
+                .unwrap_or(0);
+            let lb = crate::bounds::max_load(&p).max(fixed_top);
+            let ords = orders(&m);
+            let mut ps = PairSearch::new(&m).expect("mid-size");
+            let mut cs = Search::new(&m);
+            for cap in lb..lb + 12 {
+                ps.node_stop = ps.nodes + 200_000;
+                let a = ps.decide(cap);
+                if a == Status::Found {
+                    let sol = ps.sol.clone();
+                    for k in 0..m.n() {
+                        assert!(fits(&p, &m, &sol, k, sol[k], cap), "{p:?} {sol:?}");
+                    }
+                }
+                cs.node_stop = cs.nodes + 2_000_000;
+                let b = cs.decide(cap, &ords[0]);
+                if a != Status::NodeLimit && b != Status::NodeLimit {
+                    assert_eq!(a, b, "cap {cap}: {p:?}");
+                    agreed += 1;
+                    infeasible += u64::from(a == Status::Infeasible);
+                }
+                if a == Status::Found && b == Status::Found {
+                    break;
+                }
+            }
+        }
+        assert!(agreed > 300 && infeasible > 100, "{agreed} {infeasible}");
+    }
+}
