@@ -49,69 +49,6 @@ fn read_csv(path: &str) -> Result<Problem, String> {
     Ok(Problem::new(bufs))
 }
 
-/// Rolling-horizon construction at capacity `cap`: windows of `width` sections
-/// advancing by `step`; each window's uncommitted buffers (cut to the window) are
-/// planned by `exact` within `cap`, around the committed ones held fixed, and
-/// those starting in the window's first `step` sections are committed. Returns
-/// the offsets, or the window where it failed.
-fn stitch(
-    p: &Problem,
-    cap: u64,
-    width: usize,
-    step: usize,
-    nodes: u64,
-) -> Result<Vec<u64>, String> {
-    let mut times: Vec<u64> = p
-        .buffers
-        .iter()
-        .flat_map(|b| b.live.iter().flat_map(|iv| [iv.start, iv.end]))
-        .collect();
-    times.sort_unstable();
-    times.dedup();
-    let nsec = times.len().saturating_sub(1);
-    let mut off: Vec<Option<u64>> = vec![None; p.len()];
-    let mut a = 0usize;
-    loop {
-        let b = (a + width).min(nsec);
-        let (ta, tb) = (times[a], times[b]);
-        let mut ids = Vec::new();
-        let mut bufs = Vec::new();
-        for (i, buf) in p.buffers.iter().enumerate() {
-            let live: Vec<memplan_core::Interval> = buf
-                .live
-                .iter()
-                .filter(|iv| iv.start < tb && iv.end > ta)
-                .map(|iv| memplan_core::Interval::new(iv.start.max(ta), iv.end.min(tb)))
-                .collect();
-            if live.is_empty() {
-                continue;
-            }
-            let mut nb = buf.clone().with_live(live);
-            if let Some(o) = off[i] {
-                nb = nb.fixed_at(o);
-            }
-            ids.push(i);
-            bufs.push(nb);
-        }
-        let mut sub = Problem::new(bufs);
-        sub.capacity = Some(cap);
-        let mut o = Options::with_algorithm(Algorithm::Exact);
-        o.node_limit = Some(nodes);
-        let r = plan(&sub, &o).map_err(|e| format!("window [{a}, {b}): {e}"))?;
-        let commit_to = if b == nsec { u64::MAX } else { times[a + step] };
-        for (k, &i) in ids.iter().enumerate() {
-            if off[i].is_none() && p.buffers[i].start() < commit_to {
-                off[i] = Some(r.offsets[k]);
-            }
-        }
-        if b == nsec {
-            break;
-        }
-        a += step;
-    }
-    Ok(off.into_iter().map(|o| o.unwrap_or(0)).collect())
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut time = 10.0f64;
@@ -120,8 +57,6 @@ fn main() {
     let mut cap: Option<u64> = None;
     let mut dbound: Option<u64> = None;
     let mut deep: Option<f64> = None;
-    let mut stitch_cap: Option<u64> = None;
-    let (mut width, mut step, mut snodes) = (30usize, 10usize, 100_000u64);
     let mut dopts = memplan_core::algo::exact::DeepOptions::default();
     let mut i = 0;
     while i < args.len() {
@@ -155,22 +90,6 @@ fn main() {
                 i += 1;
             }
             "--domains" => dopts.domains = true,
-            "--stitch" => {
-                stitch_cap = args[i + 1].parse().ok();
-                i += 1;
-            }
-            "--width" => {
-                width = args[i + 1].parse().unwrap_or(width);
-                i += 1;
-            }
-            "--step" => {
-                step = args[i + 1].parse().unwrap_or(step);
-                i += 1;
-            }
-            "--stitch-nodes" => {
-                snodes = args[i + 1].parse().unwrap_or(snodes);
-                i += 1;
-            }
             "--runs" => {
                 runs = args[i + 1].parse().unwrap_or(1);
                 i += 1;
@@ -202,31 +121,6 @@ fn main() {
             );
             continue;
         }
-        if let Some(c) = stitch_cap {
-            let t = Instant::now();
-            match stitch(&p, c, width, step.max(1), snodes) {
-                Ok(offs) => {
-                    let ok = check_offsets(&p, &offs).is_ok();
-                    let peak = p
-                        .buffers
-                        .iter()
-                        .zip(&offs)
-                        .map(|(b, &o)| o + b.size)
-                        .max()
-                        .unwrap_or(0);
-                    println!(
-                        "{f}: stitched plan, peak {peak} (cap {c}), checker {}, {:.2} s",
-                        if ok { "ok" } else { "FAILED" },
-                        t.elapsed().as_secs_f64()
-                    );
-                }
-                Err(e) => println!(
-                    "{f}: no plan within {c}: {e}, {:.2} s",
-                    t.elapsed().as_secs_f64()
-                ),
-            }
-            continue;
-        }
         if let Some(secs) = deep {
             let t = Instant::now();
             let mut o = dopts.clone();
@@ -240,13 +134,18 @@ fn main() {
                     None => "no window refuted".to_string(),
                 };
                 println!(
-                    "{f}: space {} max-load {}, deep bound {} (+{}, unit {}): {how}; {} windows, {} probes, {} refutations, {} nodes, {} rounds, {:.2} s",
+                    "{f}: space {} max-load {}, deep bound {} (+{}, unit {}): {how}; {} windows ({} fit at the bound, narrowest undecided {}), {} probes, {} refutations, {} nodes, {} rounds, {:.2} s",
                     d.space.0,
                     d.max_load,
                     d.bound,
                     d.bound - d.max_load,
                     d.unit,
                     d.windows,
+                    d.fitting,
+                    d.narrowest_open
+                        .map_or("none".to_string(), |(a, b, w)| format!(
+                            "{w} sections, ticks [{a}, {b})"
+                        )),
                     d.probes,
                     d.refutations,
                     d.nodes,

@@ -22,7 +22,7 @@
 //!
 //! The windows: every range of up to `max_sections` consecutive sections that
 //! contains a *heavy* section (load within the gap between max-load and the
-//! given upper bound, or within 5% of max-load when none is given), widest
+//! given upper bound, or within 5% of max-load when none is given), narrowest
 //! first; each is probed at the current bound with a node budget that doubles
 //! every round. A window where the search finds a plan at the bound is dropped
 //! for good with every window inside it (they have plans too, and the bound
@@ -108,6 +108,13 @@ pub struct DeepBound {
     pub nodes: u64,
     /// Rounds of budgets completed (all windows probed or dropped).
     pub rounds: u32,
+    /// Windows shown to fit at the final bound (a plan found for them or for a
+    /// window containing them): no refutation can come from them.
+    pub fitting: usize,
+    /// The narrowest window left undecided, if any, as `(start, end, sections)`
+    /// (ticks `[start, end)`): every considered window of fewer sections fits
+    /// at the final bound.
+    pub narrowest_open: Option<(u64, u64, usize)>,
 }
 
 /// The deep lower bound of every memory space of `problem` (see the module
@@ -154,6 +161,8 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
         refutations: 0,
         nodes: 0,
         rounds: 0,
+        fitting: 0,
+        narrowest_open: None,
     };
     if problem.buffers.iter().all(|b| b.fixed_offset.is_some()) {
         return out;
@@ -191,10 +200,11 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
         .iter()
         .map(|&l| l.saturating_add(margin) >= max_load)
         .collect();
-    // Windows `[lo, hi)` of sections holding a heavy one, widest first (a plan
-    // found for one rules out every window inside it), then heaviest first.
+    // Windows `[lo, hi)` of sections holding a heavy one, narrowest first (the
+    // cheapest proofs come first, and a deadline leaves a clean "every window up
+    // to this width fits"), then heaviest first.
     let mut windows: Vec<Window> = Vec::new();
-    for w in (1..=opts.max_sections.min(nsec)).rev() {
+    for w in 1..=opts.max_sections.min(nsec) {
         let mut these: Vec<(u64, Window)> = (0..=nsec - w)
             .filter(|&lo| heavy[lo..lo + w].iter().any(|&h| h))
             .map(|lo| {
@@ -281,6 +291,13 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
             break;
         }
     }
+    out.fitting = alive.iter().filter(|&&a| !a).count();
+    out.narrowest_open = windows
+        .iter()
+        .zip(&alive)
+        .filter(|(_, &a)| a)
+        .map(|(w, _)| (times[w.lo], times[w.hi], w.hi - w.lo))
+        .min_by_key(|&(start, _, width)| (width, start));
     out
 }
 
