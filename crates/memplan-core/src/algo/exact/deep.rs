@@ -23,8 +23,9 @@
 //! The windows: every range of up to `max_sections` consecutive sections that
 //! contains a *heavy* section (load within the gap between max-load and the
 //! given upper bound, or within 5% of max-load when none is given), narrowest
-//! first; each is probed at the current bound with a node budget that doubles
-//! every round. A window where the search finds a plan at the bound is dropped
+//! first; each gets the planners' heuristic plan first (the portfolio and the
+//! greedy orders `exact` starts from: a plan within the bound settles it), then
+//! is probed at the current bound with a node budget that doubles every round. A window where the search finds a plan at the bound is dropped
 //! for good with every window inside it (they have plans too, and the bound
 //! only grows); one that is refuted raises the bound and is probed again at
 //! once, galloping (`2^k - 1` units above the bound after `k` refutations in a
@@ -35,7 +36,8 @@ use std::time::Instant;
 
 use super::model::Model;
 use super::search::Status;
-use super::{domains, orders, Prober};
+use super::{domains, initial_plan, orders, peak, Prober};
+use crate::algo::{Algorithm, Options};
 use crate::bounds;
 use crate::problem::{Buffer, Interval, MemSpace, Problem};
 
@@ -100,7 +102,7 @@ pub struct DeepBound {
     pub proof: Option<DeepProof>,
     /// Windows considered.
     pub windows: usize,
-    /// Probes run, and how many of them were refutations.
+    /// Search probes run, and how many of them were refutations.
     pub probes: u64,
     /// See `probes`.
     pub refutations: u64,
@@ -217,6 +219,8 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
     }
     out.windows = windows.len();
     let mut alive: Vec<bool> = vec![true; windows.len()];
+    // Peak of the heuristic plan of each window, once computed.
+    let mut heuristic: Vec<Option<u64>> = vec![None; windows.len()];
     let expired = || opts.deadline.is_some_and(|d| Instant::now() >= d);
     'rounds: for round in 0..opts.rounds {
         let budget = opts.first_budget.max(1) << round.min(40);
@@ -238,6 +242,14 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
             if !opts.domains {
                 prober.useless_from = 0;
             }
+            // The planners' own plans first (the portfolio and a few greedy
+            // orders, as `exact` starts): a window far below the bound often
+            // has one at once, where the search at a loose capacity can wander.
+            let heur = *heuristic[k].get_or_insert_with(|| {
+                let o = Options::with_algorithm(Algorithm::Exact);
+                let plan = initial_plan(&sub, &m, &ords, &o, None);
+                peak(&sub, &plan)
+            });
             let mut step = 1u64;
             loop {
                 let cap = out
@@ -247,10 +259,18 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
                 if cap < out.bound {
                     break;
                 }
+                let st0 = if heur <= cap {
+                    Some(Status::Found)
+                } else {
+                    None
+                };
                 let before = prober.nodes();
-                let st = prober.probe(&ords, cap, budget, u64::MAX);
+                let st = match st0 {
+                    Some(st) => st,
+                    None => prober.probe(&ords, cap, budget, u64::MAX),
+                };
                 let spent = prober.nodes() - before;
-                out.probes += 1;
+                out.probes += u64::from(st0.is_none());
                 out.nodes += spent;
                 match st {
                     Status::Infeasible => {
