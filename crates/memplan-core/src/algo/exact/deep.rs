@@ -120,7 +120,8 @@ pub struct DeepBound {
 }
 
 /// The deep lower bound of every memory space of `problem` (see the module
-/// documentation). Sound whatever the budgets: only refutations count.
+/// documentation), which should be valid ([`Problem::validate`]). Sound
+/// whatever the budgets: only refutations count.
 pub fn deep_bound(problem: &Problem, opts: &DeepOptions) -> Vec<DeepBound> {
     problem
         .spaces()
@@ -184,13 +185,13 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
     let nsec = model.nsec;
     let load: Vec<u64> = (0..nsec)
         .map(|s| {
-            model.sec_total[s]
-                + model
-                    .sec_fixed
-                    .row(s)
-                    .iter()
-                    .map(|&(_, size)| size)
-                    .sum::<u64>()
+            model
+                .sec_fixed
+                .row(s)
+                .iter()
+                .fold(model.sec_total[s], |acc, &(_, size)| {
+                    acc.saturating_add(size)
+                })
         })
         .collect();
     let upper = opts.upper.unwrap_or(u64::MAX);
