@@ -6,6 +6,11 @@
 //! With `--cap`, the problem gets that capacity (a decision run: the first plan within it).
 //! With `--domain-bound HI`, prints the offset-domain lower bound searched up to `HI`
 //! instead (no plan).
+//! With `--deep-bound SECS`, prints the window-relaxation lower bound
+//! (`memplan_core::algo::exact::deep_bound`) found within `SECS` seconds, and
+//! how it was proved (no plan); `--upper BYTES` gives it a known plan's peak,
+//! `--budget NODES` its first round's node budget per order, `--sections K` its
+//! widest window, `--domains` turns on offset-domain filtering per probe.
 
 use std::time::{Duration, Instant};
 
@@ -51,6 +56,8 @@ fn main() {
     let mut files = Vec::new();
     let mut cap: Option<u64> = None;
     let mut dbound: Option<u64> = None;
+    let mut deep: Option<f64> = None;
+    let mut dopts = memplan_core::algo::exact::DeepOptions::default();
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -66,6 +73,23 @@ fn main() {
                 dbound = args[i + 1].parse().ok();
                 i += 1;
             }
+            "--deep-bound" => {
+                deep = args[i + 1].parse().ok();
+                i += 1;
+            }
+            "--upper" => {
+                dopts.upper = args[i + 1].parse().ok();
+                i += 1;
+            }
+            "--budget" => {
+                dopts.first_budget = args[i + 1].parse().unwrap_or(dopts.first_budget);
+                i += 1;
+            }
+            "--sections" => {
+                dopts.max_sections = args[i + 1].parse().unwrap_or(dopts.max_sections);
+                i += 1;
+            }
+            "--domains" => dopts.domains = true,
             "--runs" => {
                 runs = args[i + 1].parse().unwrap_or(1);
                 i += 1;
@@ -95,6 +119,40 @@ fn main() {
                 b - lb,
                 t.elapsed().as_secs_f64()
             );
+            continue;
+        }
+        if let Some(secs) = deep {
+            let t = Instant::now();
+            let mut o = dopts.clone();
+            o.deadline = Some(t + Duration::from_secs_f64(secs));
+            for d in memplan_core::algo::exact::deep_bound(&p, &o) {
+                let how = match &d.proof {
+                    Some(pr) => format!(
+                        "capacity {} refuted for the {} buffers live in ticks [{}, {}) in {} nodes",
+                        pr.refuted, pr.buffers, pr.start, pr.end, pr.nodes
+                    ),
+                    None => "no window refuted".to_string(),
+                };
+                println!(
+                    "{f}: space {} max-load {}, deep bound {} (+{}, unit {}): {how}; {} windows ({} fit at the bound, narrowest undecided {}), {} probes, {} refutations, {} nodes, {} rounds, {:.2} s",
+                    d.space.0,
+                    d.max_load,
+                    d.bound,
+                    d.bound - d.max_load,
+                    d.unit,
+                    d.windows,
+                    d.fitting,
+                    d.narrowest_open
+                        .map_or("none".to_string(), |(a, b, w)| format!(
+                            "{w} sections, ticks [{a}, {b})"
+                        )),
+                    d.probes,
+                    d.refutations,
+                    d.nodes,
+                    d.rounds,
+                    t.elapsed().as_secs_f64()
+                );
+            }
             continue;
         }
         let mut opts = Options::with_algorithm(Algorithm::Exact);

@@ -102,7 +102,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 /// The unit every offset of a plan that cannot be lowered is a multiple of.
-fn unit(m: &Model) -> u64 {
+pub(crate) fn unit(m: &Model) -> u64 {
     let mut g = 0u64;
     for b in 0..m.n() {
         g = gcd(g, m.size[b]);

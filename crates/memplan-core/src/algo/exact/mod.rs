@@ -30,6 +30,7 @@
 //! full search: the portfolio's plan is improved by peak rip-up (`lns`),
 //! memplan's own addition.
 
+mod deep;
 mod domains;
 mod lns;
 mod model;
@@ -45,6 +46,7 @@ use super::{Options, Progress, SpacePlan};
 use crate::bounds;
 use crate::plan::StopReason;
 use crate::problem::Problem;
+pub use deep::{deep_bound, DeepBound, DeepOptions, DeepProof};
 use domains::{Domains, Filtered};
 use model::Model;
 use pairs::PairSearch;
