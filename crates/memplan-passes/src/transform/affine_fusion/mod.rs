@@ -65,6 +65,7 @@ mod ir;
 mod shrink;
 mod sim;
 mod slice;
+mod symbolic;
 
 use expr::*;
 use fuse::*;
@@ -72,6 +73,7 @@ use ir::*;
 use shrink::*;
 use sim::*;
 use slice::*;
+use symbolic::*;
 
 /// Which fusions to perform (upstream's `mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,7 +213,11 @@ struct FnCtx<'a> {
     func: OpId,
     entry: BlockId,
     orig_loops: FxHashMap<OpId, Vec<OpId>>,
-    reference: Reference,
+    /// The original's runs: one, or one per checked value of the modelled symbol.
+    runs: Runs,
+    /// The modelled symbol (at most one) and how its values are covered.
+    syms: FxHashSet<ValueId>,
+    plan: Option<SymPlan>,
     opts: &'a AffineFusionOptions,
     place: &'a dyn Fn(Span) -> String,
     remarks: Vec<Remark>,
@@ -236,22 +242,41 @@ impl FnCtx<'_> {
         }
     }
 
+    /// Runs `st` next to the original, once per checked value of the modelled symbol (the
+    /// observer sees every run; the counts are summed over them).
     fn simulate<'s>(
         &'s self,
         st: &'s State,
-        observer: Option<&'s mut dyn FnMut(&Access<'_>)>,
+        mut observer: Option<&'s mut dyn FnMut(&Access<'_>)>,
     ) -> Result<FxHashMap<OpId, u64>, String> {
-        let mut sim = Sim::new(
-            &st.m,
-            &st.origin,
-            &self.orig_loops,
-            Some(&self.reference),
-            &self.orig,
-            self.place,
-        );
-        sim.observer = observer;
-        sim.run(self.func)?;
-        Ok(sim.counts)
+        if let Some(p) = &self.plan {
+            p.check(&st.m, self.func)?;
+        }
+        let mut total: FxHashMap<OpId, u64> = FxHashMap::default();
+        for (val, reference) in &self.runs {
+            let mut sim = Sim::new(
+                &st.m,
+                &st.origin,
+                &self.orig_loops,
+                Some(reference),
+                &self.orig,
+                self.place,
+            );
+            if let Some((s, v)) = val {
+                sim.syms.insert(*s, *v);
+            }
+            if let Some(o) = observer.as_mut() {
+                sim.observer = Some(&mut **o);
+            }
+            sim.run(self.func).map_err(|e| match val {
+                Some((_, v)) => format!("{e} (when the symbol is {v})"),
+                None => e,
+            })?;
+            for (k, c) in sim.counts {
+                *total.entry(k).or_default() += c;
+            }
+        }
+        Ok(total)
     }
 
     fn nests(&self, st: &State) -> Vec<OpId> {
@@ -299,10 +324,44 @@ fn run_function(
         orig_loops.insert(o, l);
     }
     let origin = FxHashMap::default();
-    let reference = {
+    // A symbol in loop bounds or guards: the check runs once per value it needs.
+    let mut syms: FxHashSet<ValueId> = FxHashSet::default();
+    let mut plan = None;
+    let mut runs: Runs = Vec::new();
+    let cands = bound_symbols(m, f);
+    if cands.len() == 1 {
+        match plan_symbol(m, f, cands[0], &orig_loops, place) {
+            Ok((p, r)) => {
+                syms.insert(p.sym);
+                plan = Some(p);
+                runs = r;
+            }
+            Err(why) => {
+                if nests.len() >= 2 {
+                    report.remarks.push(Remark {
+                        op: f,
+                        span: m.op(f).span,
+                        message: format!(
+                            "affine-loop-fusion: nests with the symbol in their bounds stay opaque: {why}"
+                        ),
+                    });
+                }
+            }
+        }
+    } else if cands.len() > 1 && nests.len() >= 2 {
+        report.remarks.push(Remark {
+            op: f,
+            span: m.op(f).span,
+            message: format!(
+                "affine-loop-fusion: nests with symbols in their bounds stay opaque: {} symbols (one is modelled at most)",
+                cands.len()
+            ),
+        });
+    }
+    if runs.is_empty() {
         let mut sim = Sim::new(m, &origin, &orig_loops, None, m, place);
         match sim.run(f) {
-            Ok(()) => std::mem::take(&mut sim.record),
+            Ok(()) => runs.push((None, std::mem::take(&mut sim.record))),
             Err(why) => {
                 if nests.len() >= 2 {
                     report.remarks.push(Remark {
@@ -316,13 +375,15 @@ fn run_function(
                 return;
             }
         }
-    };
+    }
     let mut ctx = FnCtx {
         orig: m.clone(),
         func: f,
         entry,
         orig_loops,
-        reference,
+        runs,
+        syms,
+        plan,
         opts,
         place,
         remarks: Vec::new(),
