@@ -25,7 +25,8 @@
 //!   original has no defined behaviour to keep.
 //!
 //! Values at which the original itself goes out of bounds are skipped for the same reason.
-//! When no range up to [`MAX_VALUES`] values can be shown to cover all of them, the symbol is
+//! When no range of at most [`MAX_VALUES`] values (and [`SIM_BUDGET`] accesses over all their
+//! runs) can be shown to cover all of them, the symbol is
 //! not modelled and nests that hold it stay opaque, as before.
 
 use super::*;
@@ -34,7 +35,7 @@ use super::*;
 const INF: i128 = 1 << 100;
 
 /// Most symbol values the check enumerates per function.
-pub(super) const MAX_VALUES: usize = 64;
+pub(super) const MAX_VALUES: usize = 128;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Iv {
@@ -555,6 +556,7 @@ pub(super) fn plan_symbol(
     let mut runs: Runs = Vec::new();
     let mut v = low;
     let mut tried = 0usize;
+    let mut events = 0u64;
     let mut stop_high = high;
     loop {
         if high.is_some_and(|h| v > h) {
@@ -567,7 +569,12 @@ pub(super) fn plan_symbol(
         let vi = i64::try_from(v).map_err(|_| "a value out of range")?;
         let mut sim = Sim::new(m, &origin, orig_loops, None, m, place);
         sim.syms.insert(s, vi);
-        match sim.run(f) {
+        let res = sim.run(f);
+        events += sim.events;
+        if events > SIM_BUDGET {
+            return Err("too many iterations over its values for the exact check".into());
+        }
+        match res {
             Ok(()) => runs.push((Some((s, vi)), std::mem::take(&mut sim.record))),
             Err(e)
                 if e.starts_with("an access out of bounds")
