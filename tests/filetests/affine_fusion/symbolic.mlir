@@ -78,7 +78,7 @@ func.func @raw_symbolic(%in: memref<16xf32>, %out: memref<16xf32>, %n: index) {
 // CHECK: memref.alloc() : memref<16xf32>
 // CHECK: affine.for %{{\w+}} = 1 to %{{\w+}} {
 // CHECK: affine.for %{{\w+}} = 0 to 16 {
-// CHECK: 9:3: remark: affine-loop-fusion: loop nest not fused into the consumer nest at 15:3: depth 1: the load at 10:5 would read a value other than the original's (when the symbol is 3)
+// CHECK: 9:3: remark: affine-loop-fusion: loop nest not fused into the consumer nest at 15:3: depth 1: the load at 10:5 would read a value other than the original's (when %n = 3)
 
 // -----
 
@@ -107,7 +107,7 @@ func.func @war_symbolic(%x: memref<17xf32>, %y: memref<16xf32>, %out: memref<16x
 // CHECK: affine.for %{{\w+}} = 0 to 16 {
 // CHECK: affine.for %{{\w+}} = 0 to %{{\w+}} {
 // CHECK: affine.for %{{\w+}} = 0 to 16 {
-// CHECK: 6:3: remark: affine-loop-fusion: loop nest not fused into the consumer nest at 14:3: depth 1: the load at 7:5 would read a value other than the original's (when the symbol is 1)
+// CHECK: 6:3: remark: affine-loop-fusion: loop nest not fused into the consumer nest at 14:3: depth 1: the load at 7:5 would read a value other than the original's (when %n = 1)
 
 // -----
 
@@ -132,5 +132,38 @@ func.func @symbolic_lower_bound(%in: memref<64xf32>, %out: memref<64xf32>, %n: i
 // CHECK: memref.alloc() : memref<64xf32>
 // CHECK: affine.for %{{\w+}} = 0 to 64 {
 // CHECK: affine.for %{{\w+}} = %{{\w+}} to 64 {
-// CHECK: 5:1: remark: affine-loop-fusion: nests with the symbol in their bounds stay opaque: its small values cannot be shown to behave alike
+// CHECK: 5:1: remark: affine-loop-fusion: nests with symbols in their bounds stay opaque: the small values of a symbol cannot be shown to behave alike
 // CHECK: 8:3: remark: affine-loop-fusion: loop nest not fused into the consumer nest at 13:3: the destination nest holds a loop bound that is not a constant
+
+// -----
+
+// Two symbols, each in its own consumer's bound: the check runs over the points (n, m) from
+// (0, -1) up, raising one at a time, up to m = 7 (from there the bound min(8, m + 1) is 8) and
+// as long as n does not read t out of bounds; t is fused into both consumers and shrinks.
+func.func @two_symbols(%in: memref<8xf32>, %out: memref<8xf32>, %out2: memref<8xf32>, %n: index, %m: index) {
+  %c2 = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<8xf32>
+  affine.for %i = 0 to 8 {
+    %a = affine.load %in[%i] : memref<8xf32>
+    %b = arith.mulf %a, %c2 : f32
+    affine.store %b, %t[%i] : memref<8xf32>
+  }
+  affine.for %i = 0 to %n {
+    %a = affine.load %t[%i] : memref<8xf32>
+    affine.store %a, %out[%i] : memref<8xf32>
+  }
+  affine.for %i = 0 to min affine_map<()[s0] -> (8, s0 + 1)>()[%m] {
+    %a = affine.load %t[%i] : memref<8xf32>
+    %b = arith.addf %a, %c2 : f32
+    affine.store %b, %out2[%i] : memref<8xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @two_symbols
+// CHECK: memref.alloc() : memref<1xf32>
+// CHECK: affine.for %{{\w+}} = 0 to %{{\w+}} {
+// CHECK: affine.for %{{\w+}} = 0 to min affine_map<()[s0] -> (8, s0 + 1)>()[%{{\w+}}] {
+// CHECK-NEXT: affine.for
+// CHECK: 8:3: remark: affine-loop-fusion: producer loop nest fused into the nest at 13:3 at depth 1
+// CHECK: 8:3: remark: affine-loop-fusion: producer loop nest fused into the nest at 17:3 at depth 1
+// CHECK: 7:3: remark: affine-loop-fusion: buffer shrunk from 32 B to 4 B (memref<1xf32>)

@@ -26,9 +26,15 @@
 //!   WAR and WAW dependences, loop-carried ones and those through nests in between, and
 //!   recomputation; a fusion that fails it is left alone with a remark. The check needs
 //!   loop bounds that evaluate to constants (symbols may appear in subscripts of buffers
-//!   the function never writes) and at most a few million accesses per function; a nest
-//!   that does not qualify is one opaque step (it reads, and may overwrite, every element of
-//!   every buffer it touches) and is never fused. As upstream does, distinct memref
+//!   the function never writes) and at most a few million accesses per function. Index
+//!   arguments used directly as loop bound or `affine.if` operands (*symbols*) are modelled
+//!   by `symbolic`: the check runs at every point of a finite set of their values and must
+//!   pass at each, the set being one that provably covers all values (the others behave
+//!   like its ends, or the original goes out of bounds there); the rewritten function must
+//!   settle on the same ends. A nest that does not qualify (a symbol through arithmetic or
+//!   in a written buffer's subscript, symbols whose values cannot be covered with a few
+//!   hundred runs) is one opaque step (it reads, and may overwrite, every element of every
+//!   buffer it touches) and is never fused. As upstream does, distinct memref
 //!   arguments are assumed not to alias. Slices come from the same execution, not from
 //!   integer sets: exact for the nests the check accepts.
 //! - **Cost** (upstream's): the op instances of the fused nest against those of the two
@@ -42,7 +48,7 @@
 //!   checked the same way.
 //!
 //! Layout: `ir` (IR helpers), `expr` (affine expressions on values), `sim` (the abstract
-//! execution: legality), `slice` (covers and slice bounds), `fuse` (one fusion: candidates
+//! execution: legality), `symbolic` (the values of symbols the check runs at), `slice` (covers and slice bounds), `fuse` (one fusion: candidates
 //! per depth, cost), `shrink` (private buffers); this file holds the options and the
 //! driver.
 //!
@@ -262,15 +268,20 @@ impl FnCtx<'_> {
                 &self.orig,
                 self.place,
             );
-            if let Some((s, v)) = val {
-                sim.syms.insert(*s, *v);
-            }
+            sim.syms.extend(val.iter().copied());
             if let Some(o) = observer.as_mut() {
                 sim.observer = Some(&mut **o);
             }
-            sim.run(self.func).map_err(|e| match val {
-                Some((_, v)) => format!("{e} (when the symbol is {v})"),
-                None => e,
+            sim.run(self.func).map_err(|e| {
+                if val.is_empty() {
+                    e
+                } else {
+                    let at: Vec<String> = val
+                        .iter()
+                        .map(|(s, v)| format!("{} = {v}", symbol_name(&self.orig, *s)))
+                        .collect();
+                    format!("{e} (when {})", at.join(", "))
+                }
             })?;
             for (k, c) in sim.counts {
                 *total.entry(k).or_default() += c;
@@ -329,10 +340,10 @@ fn run_function(
     let mut plan = None;
     let mut runs: Runs = Vec::new();
     let cands = bound_symbols(m, f);
-    if cands.len() == 1 {
-        match plan_symbol(m, f, cands[0], &orig_loops, place) {
+    if !cands.is_empty() {
+        match plan_symbols(m, f, &cands, &orig_loops, place) {
             Ok((p, r)) => {
-                syms.insert(p.sym);
+                syms.extend(p.syms());
                 plan = Some(p);
                 runs = r;
             }
@@ -342,26 +353,17 @@ fn run_function(
                         op: f,
                         span: m.op(f).span,
                         message: format!(
-                            "affine-loop-fusion: nests with the symbol in their bounds stay opaque: {why}"
+                            "affine-loop-fusion: nests with symbols in their bounds stay opaque: {why}"
                         ),
                     });
                 }
             }
         }
-    } else if cands.len() > 1 && nests.len() >= 2 {
-        report.remarks.push(Remark {
-            op: f,
-            span: m.op(f).span,
-            message: format!(
-                "affine-loop-fusion: nests with symbols in their bounds stay opaque: {} symbols (one is modelled at most)",
-                cands.len()
-            ),
-        });
     }
     if runs.is_empty() {
         let mut sim = Sim::new(m, &origin, &orig_loops, None, m, place);
         match sim.run(f) {
-            Ok(()) => runs.push((None, std::mem::take(&mut sim.record))),
+            Ok(()) => runs.push((Vec::new(), std::mem::take(&mut sim.record))),
             Err(why) => {
                 if nests.len() >= 2 {
                     report.remarks.push(Remark {

@@ -1,33 +1,36 @@
-//! A symbol in loop bounds and guards: the exact check run once per value of it, and the
-//! argument that the values it runs cover every other value (FINDINGS F3).
+//! Symbols in loop bounds and guards: the exact check run once per point of their values,
+//! and the argument that the points it runs cover every other one (FINDINGS F3).
 //!
-//! The abstract execution needs every loop bound and guard to evaluate. When one index
-//! argument of the function (the *symbol* `s`) is a direct operand of loop bounds or
-//! `affine.if` conditions (never through arithmetic, never in a subscript of a buffer the
-//! function writes; other nests stay opaque), the check runs for each `s` in a finite range
-//! `[low, high]` and must pass for each. The values outside the range are covered as follows:
+//! The abstract execution needs every loop bound and guard to evaluate. The index arguments
+//! of the function that are direct operands of loop bounds or `affine.if` conditions (the
+//! *symbols*; never through arithmetic, never in a subscript of a buffer the function
+//! writes: such nests stay opaque) are given values, and the check must pass at each point
+//! of a finite set. Per symbol `s`, the values outside the set are covered as follows:
 //!
 //! - **Below `low`** every constraint that holds `s` (a bound `iv >= a·s + r`, `iv < a·s + r`
-//!   or a guard row) is *decided*: its truth is the same for all `s <= low` and every value
-//!   of the induction variables it sees, judged on interval bounds of those variables taken
-//!   from the constraints without `s`. A loop one of whose constraints is decided false never
-//!   runs (its body needs nothing); a guard decided false runs its `else` region. Then the
-//!   execution, as the check models it, is the same for every `s <= low`: the symbol is not
-//!   read anywhere else. The rewritten program must satisfy the same at the same `low`, so
-//!   both behave for `s < low` as at `low`, where the check ran.
-//! - **Above the range**, either the same argument mirrored (every constraint decided for
-//!   `s >= high`, in both programs), or undefined behaviour of the original: when every
-//!   constraint on `s` can only become true as `s` grows (upper bounds `a·s + r` with `a > 0`,
-//!   lower bounds with `a < 0` and step 1, guards `a·s + r >= 0` with `a > 0` and no memory
-//!   access in their `else`), the set of access instances the original executes only grows
-//!   with `s`, and their subscripts do not hold `s`; so an out-of-bounds (or freed-buffer)
-//!   access found at `s = high + 1` happens for every larger `s` as well, and there the
-//!   original has no defined behaviour to keep.
+//!   or a guard row) is *decided*: its truth is the same for all `s <= low`, all values of the
+//!   other symbols and every value of the induction variables it sees, judged on interval
+//!   bounds of those variables taken from the constraints without `s`. A loop one of whose
+//!   constraints is decided false never runs (its body needs nothing); a guard decided false
+//!   runs its `else` region. Then the execution, as the check models it, is the same for every
+//!   `s <= low`: the symbol is read nowhere else. The rewritten function must satisfy the same
+//!   at the same `low`, so both behave for `s < low` as at `low`.
+//! - **Above `high`**, the same argument mirrored (every constraint decided for `s >= high`,
+//!   in both functions); or, without such a `high`, undefined behaviour of the original: when
+//!   every constraint on `s` can only become true as `s` grows (upper bounds `a·s + r` with
+//!   `a > 0`, lower bounds with `a < 0` and step 1, guards `a·s + r >= 0` with `a > 0` and no
+//!   memory access in their `else`), the access instances the original executes only grow
+//!   with `s` (the others fixed), and their subscripts do not hold symbols; so once the
+//!   original goes out of bounds (or touches a freed buffer) at a point, it does so at every
+//!   point above it along `s`, where it has no defined behaviour to keep.
 //!
-//! Values at which the original itself goes out of bounds are skipped for the same reason.
-//! When no range of at most [`MAX_VALUES`] values (and [`SIM_BUDGET`] accesses over all their
-//! runs) can be shown to cover all of them, the symbol is
-//! not modelled and nests that hold it stay opaque, as before.
+//! The points run: from the corner of the `low`s, every point reachable by raising one symbol
+//! at a time, up to its `high` (where it has one), not raising such a growing symbol past a
+//! point where the original goes out of bounds. Every other point equals one of those after
+//! clamping to the `low`s and `high`s, or lies above an out-of-bounds one. Points at which the
+//! original goes out of bounds are skipped. When the set would exceed [`MAX_VALUES`] points (or
+//! [`SIM_BUDGET`] accesses over all their runs), the symbols are not modelled and nests that
+//! hold them stay opaque, as before.
 
 use super::*;
 
@@ -35,7 +38,7 @@ use super::*;
 const INF: i128 = 1 << 100;
 
 /// Most symbol values the check enumerates per function.
-pub(super) const MAX_VALUES: usize = 128;
+pub(super) const MAX_VALUES: usize = 256;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Iv {
@@ -171,13 +174,12 @@ fn coef(e: &AffineExpr, is_s: &dyn Fn(bool, u32) -> bool) -> Option<i128> {
 }
 
 /// Top-level nests the check runs as one opaque step when `s` is modelled.
-fn opaque_set(m: &Module, f: OpId, s: ValueId) -> FxHashSet<OpId> {
+fn opaque_set(m: &Module, f: OpId, syms: &FxHashSet<ValueId>) -> FxHashSet<OpId> {
     let written = written_set(m, f);
-    let syms: FxHashSet<ValueId> = [s].into_iter().collect();
     let mut out = FxHashSet::default();
     if let Some(entry) = body(m, f, 0) {
         for o in m.block_ops(entry) {
-            if name(m, o) == "affine.for" && opaque_reason(m, o, &written, &syms).is_some() {
+            if name(m, o) == "affine.for" && opaque_reason(m, o, &written, syms).is_some() {
                 out.insert(o);
             }
         }
@@ -406,6 +408,14 @@ impl Walk<'_> {
     }
 }
 
+/// How a remark names a symbol: `%name` as the input spelled it.
+pub(super) fn symbol_name(m: &Module, v: ValueId) -> String {
+    match m.name_hint(v) {
+        Some(h) => format!("%{}", h.trim_start_matches('%')),
+        None => "a symbol".into(),
+    }
+}
+
 /// The constant an index value holds, if it is an `arith.constant`.
 fn const_value(m: &Module, v: ValueId) -> Option<i64> {
     let op = m.defining_op(v)?;
@@ -423,12 +433,12 @@ fn const_value(m: &Module, v: ValueId) -> Option<i64> {
 /// The largest `L` such that `f` (as the check models it) behaves the same for every value
 /// of `s` at most `L` (`sign` 1), or the negated smallest `H` such that it does for every
 /// value at least `H` (`sign` -1); `None` when there is no such bound.
-fn settled(m: &Module, f: OpId, s: ValueId, sign: i128) -> Option<i128> {
+fn settled(m: &Module, f: OpId, s: ValueId, syms: &FxHashSet<ValueId>, sign: i128) -> Option<i128> {
     let w = Walk {
         m,
         s,
         sign,
-        opaque: opaque_set(m, f, s),
+        opaque: opaque_set(m, f, syms),
     };
     let entry = body(m, f, 0)?;
     let need = w.block(entry, &mut FxHashMap::default());
@@ -436,8 +446,8 @@ fn settled(m: &Module, f: OpId, s: ValueId, sign: i128) -> Option<i128> {
 }
 
 /// True if the access instances `f` executes only grow with `s` (see the module doc).
-fn monotone(m: &Module, f: OpId, s: ValueId) -> bool {
-    let opaque = opaque_set(m, f, s);
+fn monotone(m: &Module, f: OpId, s: ValueId, syms: &FxHashSet<ValueId>) -> bool {
+    let opaque = opaque_set(m, f, syms);
     let Some(entry) = body(m, f, 0) else {
         return false;
     };
@@ -506,100 +516,148 @@ fn monotone(m: &Module, f: OpId, s: ValueId) -> bool {
     true
 }
 
-/// How the check covers every value of a modelled symbol.
+/// How the check covers every value of one modelled symbol.
 #[derive(Clone, Debug)]
-pub(super) struct SymPlan {
+pub(super) struct SymClass {
     pub(super) sym: ValueId,
     /// Every value up to this one behaves as this one (checked).
     pub(super) low: i128,
-    /// Every value from this one on behaves as this one (checked); `None`: the original
-    /// goes out of bounds from the last checked value on.
+    /// Every value from this one on behaves as this one (checked), when known; otherwise
+    /// the original only grows with the symbol and goes out of bounds past the values run.
     pub(super) high: Option<i128>,
+    /// The access instances of the original only grow with the symbol.
+    pub(super) mono: bool,
+}
+
+/// How the check covers every value of the modelled symbols.
+#[derive(Clone, Debug)]
+pub(super) struct SymPlan {
+    pub(super) classes: Vec<SymClass>,
 }
 
 impl SymPlan {
+    /// The modelled symbols.
+    pub(super) fn syms(&self) -> impl Iterator<Item = ValueId> + '_ {
+        self.classes.iter().map(|c| c.sym)
+    }
+
     /// The rewritten function must behave alike on the same classes of values.
     pub(super) fn check(&self, m: &Module, f: OpId) -> Result<(), String> {
-        let low_ok = settled(m, f, self.sym, 1).is_some_and(|l| l >= self.low);
-        let high_ok = match self.high {
-            None => true,
-            Some(h) => settled(m, f, self.sym, -1).is_some_and(|l| -l <= h),
-        };
-        if low_ok && high_ok {
-            Ok(())
-        } else {
-            Err("the rewritten nests cannot be shown to behave alike for every value of the symbol in their bounds".into())
+        let syms: FxHashSet<ValueId> = self.syms().collect();
+        for c in &self.classes {
+            let low_ok = settled(m, f, c.sym, &syms, 1).is_some_and(|l| l >= c.low);
+            let high_ok = match c.high {
+                None => true,
+                Some(h) => settled(m, f, c.sym, &syms, -1).is_some_and(|l| -l <= h),
+            };
+            if !(low_ok && high_ok) {
+                return Err("the rewritten nests cannot be shown to behave alike for every value of the symbols in their bounds".into());
+            }
         }
+        Ok(())
     }
 }
 
-/// One run of the original per value: (symbol and its value, what the run recorded).
-pub(super) type Runs = Vec<(Option<(ValueId, i64)>, Reference)>;
+/// One run of the original per checked point: (the symbols' values, what the run recorded).
+pub(super) type Runs = Vec<(Vec<(ValueId, i64)>, Reference)>;
 
-/// Plans the enumeration of `s` and runs the original at each value it needs.
-pub(super) fn plan_symbol(
+/// Plans the enumeration of the symbols `syms` and runs the original at each point it needs:
+/// from the corner of the lower ends, every point reachable by raising one symbol at a time
+/// (up to its upper end, where there is one), except past a point where the original goes
+/// out of bounds, along the symbols it only grows with.
+pub(super) fn plan_symbols(
     m: &Module,
     f: OpId,
-    s: ValueId,
+    syms: &[ValueId],
     orig_loops: &FxHashMap<OpId, Vec<OpId>>,
     place: &dyn Fn(Span) -> String,
 ) -> Result<(SymPlan, Runs), String> {
-    let low = settled(m, f, s, 1)
-        .filter(|&l| l < INF)
-        .ok_or("its small values cannot be shown to behave alike")?;
-    let high = settled(m, f, s, -1).map(|l| -l);
-    let mono = monotone(m, f, s);
-    if high.is_none() && !mono {
-        return Err("its large values cannot be shown to behave alike".into());
+    let set: FxHashSet<ValueId> = syms.iter().copied().collect();
+    let mut classes = Vec::new();
+    for &s in syms {
+        let low = settled(m, f, s, &set, 1)
+            .ok_or("the small values of a symbol cannot be shown to behave alike")?;
+        if low >= INF {
+            // Only in nests that stay opaque anyway: not modelled.
+            continue;
+        }
+        let high = settled(m, f, s, &set, -1).map(|l| -l);
+        let mono = monotone(m, f, s, &set);
+        if high.is_none() && !mono {
+            return Err("the large values of a symbol cannot be shown to behave alike".into());
+        }
+        classes.push(SymClass {
+            sym: s,
+            low,
+            high,
+            mono,
+        });
+    }
+    if classes.is_empty() {
+        return Err(
+            "the symbols are used only in nests the check cannot run for other reasons".into(),
+        );
     }
     let origin = FxHashMap::default();
     let mut runs: Runs = Vec::new();
-    let mut v = low;
-    let mut tried = 0usize;
     let mut events = 0u64;
-    let mut stop_high = high;
-    loop {
-        if high.is_some_and(|h| v > h) {
-            break;
-        }
+    let start: Vec<i128> = classes.iter().map(|c| c.low).collect();
+    let mut queue: std::collections::VecDeque<Vec<i128>> = [start.clone()].into();
+    let mut seen: FxHashSet<Vec<i128>> = [start].into_iter().collect();
+    let mut tried = 0usize;
+    while let Some(point) = queue.pop_front() {
         tried += 1;
         if tried > MAX_VALUES {
-            return Err(format!("more than {MAX_VALUES} of its values to check"));
+            return Err(format!(
+                "more than {MAX_VALUES} values of the symbols to check"
+            ));
         }
-        let vi = i64::try_from(v).map_err(|_| "a value out of range")?;
+        let mut vals = Vec::with_capacity(point.len());
+        for (c, &v) in classes.iter().zip(&point) {
+            vals.push((c.sym, i64::try_from(v).map_err(|_| "a value out of range")?));
+        }
         let mut sim = Sim::new(m, &origin, orig_loops, None, m, place);
-        sim.syms.insert(s, vi);
+        sim.syms.extend(vals.iter().copied());
         let res = sim.run(f);
         events += sim.events;
         if events > SIM_BUDGET {
-            return Err("too many iterations over its values for the exact check".into());
+            return Err("too many iterations over the symbols' values for the exact check".into());
         }
-        match res {
-            Ok(()) => runs.push((Some((s, vi)), std::mem::take(&mut sim.record))),
+        let ub = match res {
+            Ok(()) => {
+                runs.push((vals, std::mem::take(&mut sim.record)));
+                false
+            }
             Err(e)
                 if e.starts_with("an access out of bounds")
                     || e.starts_with("an access to a deallocated buffer") =>
             {
-                if mono {
-                    stop_high = None;
-                    break;
-                }
+                true
             }
-            Err(e) => return Err(format!("at {vi}: {e}")),
+            Err(e) => return Err(format!("at {vals:?}: {e}")),
+        };
+        for (k, c) in classes.iter().enumerate() {
+            // Past an out-of-bounds point, only the symbols the original may shrink with.
+            if ub && c.mono {
+                continue;
+            }
+            if c.high.is_some_and(|h| point[k] >= h) {
+                continue;
+            }
+            if c.high.is_none() && !c.mono {
+                continue;
+            }
+            let mut next = point.clone();
+            next[k] += 1;
+            if seen.insert(next.clone()) {
+                queue.push_back(next);
+            }
         }
-        v += 1;
     }
     if runs.is_empty() {
-        return Err("the original has no defined execution for any of its values".into());
+        return Err("the original has no defined execution for any value of the symbols".into());
     }
-    Ok((
-        SymPlan {
-            sym: s,
-            low,
-            high: stop_high,
-        },
-        runs,
-    ))
+    Ok((SymPlan { classes }, runs))
 }
 
 #[cfg(test)]
