@@ -29,7 +29,7 @@
 //! point where the original goes out of bounds. Every other point equals one of those after
 //! clamping to the `low`s and `high`s, or lies above an out-of-bounds one. Points at which the
 //! original goes out of bounds are skipped. When the set would exceed [`MAX_VALUES`] points (or
-//! [`SIM_BUDGET`] accesses over all their runs), the symbols are not modelled and nests that
+//! [`POINTS_BUDGET`] accesses over all their runs), the symbols are not modelled and nests that
 //! hold them stay opaque, as before.
 
 use super::*;
@@ -38,7 +38,11 @@ use super::*;
 const INF: i128 = 1 << 100;
 
 /// Most symbol values the check enumerates per function.
-pub(super) const MAX_VALUES: usize = 256;
+pub(super) const MAX_VALUES: usize = 96;
+
+/// Most abstract events over all the runs of the original at a function's points: every
+/// candidate the pass checks runs them all again, so this bounds a check's cost.
+pub(super) const POINTS_BUDGET: u64 = SIM_BUDGET / 4;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Iv {
@@ -620,7 +624,7 @@ pub(super) fn plan_symbols(
         sim.syms.extend(vals.iter().copied());
         let res = sim.run(f);
         events += sim.events;
-        if events > SIM_BUDGET {
+        if events > POINTS_BUDGET {
             return Err("too many iterations over the symbols' values for the exact check".into());
         }
         let ub = match res {
