@@ -132,7 +132,7 @@ func.func @symbolic_lower_bound(%in: memref<64xf32>, %out: memref<64xf32>, %n: i
 // CHECK: memref.alloc() : memref<64xf32>
 // CHECK: affine.for %{{\w+}} = 0 to 64 {
 // CHECK: affine.for %{{\w+}} = %{{\w+}} to 64 {
-// CHECK: 5:1: remark: affine-loop-fusion: nests with symbols in their bounds stay opaque: the small values of a symbol cannot be shown to behave alike
+// CHECK: 5:1: remark: affine-loop-fusion: nests with %n in their bounds stay opaque: the small values of a symbol cannot be shown to behave alike
 // CHECK: 8:3: remark: affine-loop-fusion: loop nest not fused into the consumer nest at 13:3: the destination nest holds a loop bound that is not a constant
 
 // -----

@@ -341,22 +341,41 @@ fn run_function(
     let mut runs: Runs = Vec::new();
     let cands = bound_symbols(m, f);
     if !cands.is_empty() {
-        match plan_symbols(m, f, &cands, &orig_loops, place) {
-            Ok((p, r)) => {
-                syms.extend(p.syms());
-                plan = Some(p);
-                runs = r;
-            }
-            Err(why) => {
-                if nests.len() >= 2 {
-                    report.remarks.push(Remark {
-                        op: f,
-                        span: m.op(f).span,
-                        message: format!(
-                            "affine-loop-fusion: nests with symbols in their bounds stay opaque: {why}"
-                        ),
-                    });
+        // All symbols at once; when their points cannot be covered, each one alone (the
+        // nests with the others stay opaque).
+        let mut tries: Vec<Vec<ValueId>> = vec![cands.clone()];
+        if cands.len() > 1 {
+            tries.extend(cands.iter().map(|&c| vec![c]));
+        }
+        let mut first_err: Option<String> = None;
+        for t in &tries {
+            match plan_symbols(m, f, t, &orig_loops, place) {
+                Ok((p, r)) => {
+                    syms.extend(p.syms());
+                    plan = Some(p);
+                    runs = r;
+                    break;
                 }
+                Err(why) => {
+                    first_err.get_or_insert(why);
+                }
+            }
+        }
+        if let (Some(why), true) = (first_err, nests.len() >= 2) {
+            let left: Vec<String> = cands
+                .iter()
+                .filter(|c| !syms.contains(c))
+                .map(|&c| symbol_name(m, c))
+                .collect();
+            if !left.is_empty() {
+                report.remarks.push(Remark {
+                    op: f,
+                    span: m.op(f).span,
+                    message: format!(
+                        "affine-loop-fusion: nests with {} in their bounds stay opaque: {why}",
+                        left.join(", ")
+                    ),
+                });
             }
         }
     }
