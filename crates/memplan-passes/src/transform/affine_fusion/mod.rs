@@ -26,9 +26,15 @@
 //!   WAR and WAW dependences, loop-carried ones and those through nests in between, and
 //!   recomputation; a fusion that fails it is left alone with a remark. The check needs
 //!   loop bounds that evaluate to constants (symbols may appear in subscripts of buffers
-//!   the function never writes) and at most a few million accesses per function; a nest
-//!   that does not qualify is one opaque step (it reads, and may overwrite, every element of
-//!   every buffer it touches) and is never fused. As upstream does, distinct memref
+//!   the function never writes) and at most a few million accesses per function. Index
+//!   arguments used directly as loop bound or `affine.if` operands (*symbols*) are modelled
+//!   by `symbolic`: the check runs at every point of a finite set of their values and must
+//!   pass at each, the set being one that provably covers all values (the others behave
+//!   like its ends, or the original goes out of bounds there); the rewritten function must
+//!   settle on the same ends. A nest that does not qualify (a symbol through arithmetic or
+//!   in a written buffer's subscript, symbols whose values cannot be covered with a few
+//!   hundred runs) is one opaque step (it reads, and may overwrite, every element of every
+//!   buffer it touches) and is never fused. As upstream does, distinct memref
 //!   arguments are assumed not to alias. Slices come from the same execution, not from
 //!   integer sets: exact for the nests the check accepts.
 //! - **Cost** (upstream's): the op instances of the fused nest against those of the two
@@ -42,7 +48,7 @@
 //!   checked the same way.
 //!
 //! Layout: `ir` (IR helpers), `expr` (affine expressions on values), `sim` (the abstract
-//! execution: legality), `slice` (covers and slice bounds), `fuse` (one fusion: candidates
+//! execution: legality), `symbolic` (the values of symbols the check runs at), `slice` (covers and slice bounds), `fuse` (one fusion: candidates
 //! per depth, cost), `shrink` (private buffers); this file holds the options and the
 //! driver.
 //!
@@ -65,6 +71,7 @@ mod ir;
 mod shrink;
 mod sim;
 mod slice;
+mod symbolic;
 
 use expr::*;
 use fuse::*;
@@ -72,6 +79,7 @@ use ir::*;
 use shrink::*;
 use sim::*;
 use slice::*;
+use symbolic::*;
 
 /// Which fusions to perform (upstream's `mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,7 +219,11 @@ struct FnCtx<'a> {
     func: OpId,
     entry: BlockId,
     orig_loops: FxHashMap<OpId, Vec<OpId>>,
-    reference: Reference,
+    /// The original's runs: one, or one per checked value of the modelled symbol.
+    runs: Runs,
+    /// The modelled symbol (at most one) and how its values are covered.
+    syms: FxHashSet<ValueId>,
+    plan: Option<SymPlan>,
     opts: &'a AffineFusionOptions,
     place: &'a dyn Fn(Span) -> String,
     remarks: Vec<Remark>,
@@ -236,22 +248,46 @@ impl FnCtx<'_> {
         }
     }
 
+    /// Runs `st` next to the original, once per checked value of the modelled symbol (the
+    /// observer sees every run; the counts are summed over them).
     fn simulate<'s>(
         &'s self,
         st: &'s State,
-        observer: Option<&'s mut dyn FnMut(&Access<'_>)>,
+        mut observer: Option<&'s mut dyn FnMut(&Access<'_>)>,
     ) -> Result<FxHashMap<OpId, u64>, String> {
-        let mut sim = Sim::new(
-            &st.m,
-            &st.origin,
-            &self.orig_loops,
-            Some(&self.reference),
-            &self.orig,
-            self.place,
-        );
-        sim.observer = observer;
-        sim.run(self.func)?;
-        Ok(sim.counts)
+        if let Some(p) = &self.plan {
+            p.check(&st.m, self.func)?;
+        }
+        let mut total: FxHashMap<OpId, u64> = FxHashMap::default();
+        for (val, reference) in &self.runs {
+            let mut sim = Sim::new(
+                &st.m,
+                &st.origin,
+                &self.orig_loops,
+                Some(reference),
+                &self.orig,
+                self.place,
+            );
+            sim.syms.extend(val.iter().copied());
+            if let Some(o) = observer.as_mut() {
+                sim.observer = Some(&mut **o);
+            }
+            sim.run(self.func).map_err(|e| {
+                if val.is_empty() {
+                    e
+                } else {
+                    let at: Vec<String> = val
+                        .iter()
+                        .map(|(s, v)| format!("{} = {v}", symbol_name(&self.orig, *s)))
+                        .collect();
+                    format!("{e} (when {})", at.join(", "))
+                }
+            })?;
+            for (k, c) in sim.counts {
+                *total.entry(k).or_default() += c;
+            }
+        }
+        Ok(total)
     }
 
     fn nests(&self, st: &State) -> Vec<OpId> {
@@ -299,10 +335,54 @@ fn run_function(
         orig_loops.insert(o, l);
     }
     let origin = FxHashMap::default();
-    let reference = {
+    // A symbol in loop bounds or guards: the check runs once per value it needs.
+    let mut syms: FxHashSet<ValueId> = FxHashSet::default();
+    let mut plan = None;
+    let mut runs: Runs = Vec::new();
+    let cands = bound_symbols(m, f);
+    if !cands.is_empty() {
+        // All symbols at once; when their points cannot be covered, each one alone (the
+        // nests with the others stay opaque).
+        let mut tries: Vec<Vec<ValueId>> = vec![cands.clone()];
+        if cands.len() > 1 {
+            tries.extend(cands.iter().map(|&c| vec![c]));
+        }
+        let mut first_err: Option<String> = None;
+        for t in &tries {
+            match plan_symbols(m, f, t, &orig_loops, place) {
+                Ok((p, r)) => {
+                    syms.extend(p.syms());
+                    plan = Some(p);
+                    runs = r;
+                    break;
+                }
+                Err(why) => {
+                    first_err.get_or_insert(why);
+                }
+            }
+        }
+        if let (Some(why), true) = (first_err, nests.len() >= 2) {
+            let left: Vec<String> = cands
+                .iter()
+                .filter(|c| !syms.contains(c))
+                .map(|&c| symbol_name(m, c))
+                .collect();
+            if !left.is_empty() {
+                report.remarks.push(Remark {
+                    op: f,
+                    span: m.op(f).span,
+                    message: format!(
+                        "affine-loop-fusion: nests with {} in their bounds stay opaque: {why}",
+                        left.join(", ")
+                    ),
+                });
+            }
+        }
+    }
+    if runs.is_empty() {
         let mut sim = Sim::new(m, &origin, &orig_loops, None, m, place);
         match sim.run(f) {
-            Ok(()) => std::mem::take(&mut sim.record),
+            Ok(()) => runs.push((Vec::new(), std::mem::take(&mut sim.record))),
             Err(why) => {
                 if nests.len() >= 2 {
                     report.remarks.push(Remark {
@@ -316,13 +396,15 @@ fn run_function(
                 return;
             }
         }
-    };
+    }
     let mut ctx = FnCtx {
         orig: m.clone(),
         func: f,
         entry,
         orig_loops,
-        reference,
+        runs,
+        syms,
+        plan,
         opts,
         place,
         remarks: Vec::new(),

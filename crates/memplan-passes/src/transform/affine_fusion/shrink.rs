@@ -100,7 +100,10 @@ pub(super) fn shrink_one(
         return Ok(None);
     }
     let written = written_set(m, ctx.func);
-    if let Some(why) = groups.iter().find_map(|g| opaque_reason(m, g.0, &written)) {
+    if let Some(why) = groups
+        .iter()
+        .find_map(|g| opaque_reason(m, g.0, &written, &ctx.syms))
+    {
         return Err(format!("a nest using it holds {why}"));
     }
     groups.sort_by_key(|g| pos(m, ctx.entry, g.0));

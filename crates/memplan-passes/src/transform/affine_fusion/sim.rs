@@ -60,10 +60,21 @@ pub(super) struct Access<'b> {
 }
 
 /// True if `v` evaluates to a constant in every iteration of the loops inside `nest`: an
-/// induction variable of a loop in `nest`, a constant, or affine/integer arithmetic on those.
-pub(super) fn evaluable(m: &Module, v: ValueId, nest: OpId, depth: u32) -> bool {
+/// induction variable of a loop in `nest`, a constant, or affine/integer arithmetic on those;
+/// or, directly (not through arithmetic), one of the modelled symbols `syms`, whose values
+/// the check enumerates (see `symbolic`).
+pub(super) fn evaluable(
+    m: &Module,
+    v: ValueId,
+    nest: OpId,
+    depth: u32,
+    syms: &FxHashSet<ValueId>,
+) -> bool {
     if depth > 64 {
         return false;
+    }
+    if depth == 0 && syms.contains(&v) {
+        return true;
     }
     match m.value_def(v) {
         ValueDef::BlockArg { block, index } => {
@@ -78,7 +89,7 @@ pub(super) fn evaluable(m: &Module, v: ValueId, nest: OpId, depth: u32) -> bool 
             | "affine.max" => m
                 .operands(op)
                 .iter()
-                .all(|&o| evaluable(m, o, nest, depth + 1)),
+                .all(|&o| evaluable(m, o, nest, depth + 1, syms)),
             _ => false,
         },
         ValueDef::Placeholder => false,
@@ -86,24 +97,28 @@ pub(super) fn evaluable(m: &Module, v: ValueId, nest: OpId, depth: u32) -> bool 
 }
 
 /// Why a top-level nest cannot be executed abstractly (then it is treated as one opaque op
-/// that reads and overwrites every buffer it touches), or `None`.
+/// that reads and overwrites every buffer it touches), or `None`. The modelled symbols
+/// `syms` may be loop bound and `affine.if` operands, never subscripts of written buffers.
 pub(super) fn opaque_reason(
     m: &Module,
     nest: OpId,
     written: &FxHashSet<ValueId>,
+    syms: &FxHashSet<ValueId>,
 ) -> Option<String> {
+    let none = FxHashSet::default();
     for o in m.walk_ops(nest) {
         let n = name(m, o);
-        let check = |vals: &[ValueId]| vals.iter().all(|&v| evaluable(m, v, nest, 0));
+        let check = |vals: &[ValueId]| vals.iter().all(|&v| evaluable(m, v, nest, 0, &none));
+        let check_sym = |vals: &[ValueId]| vals.iter().all(|&v| evaluable(m, v, nest, 0, syms));
         match n {
             "affine.for" => {
                 let p = for_parts(m, o)?;
-                if !check(&p.lb_ops) || !check(&p.ub_ops) {
+                if !check_sym(&p.lb_ops) || !check_sym(&p.ub_ops) {
                     return Some("a loop bound that is not a constant".into());
                 }
             }
             "affine.if" => {
-                if !check(m.operands(o)) {
+                if !check_sym(m.operands(o)) {
                     return Some("an affine.if on a value that is not a constant".into());
                 }
             }
@@ -168,6 +183,10 @@ pub(super) struct Sim<'a> {
     pub(super) reference: Option<&'a Reference>,
     pub(super) record: Reference,
     pub(super) counts: FxHashMap<OpId, u64>,
+    /// Values of the modelled symbols in this run (used by loop bounds and guards only).
+    pub(super) syms: FxHashMap<ValueId, i64>,
+    /// True while a loop bound or guard is evaluated (the only place symbols are read).
+    pub(super) use_sym: bool,
     /// Top-level nests executed as one opaque op.
     pub(super) opaque_nests: FxHashSet<OpId>,
     pub(super) events: u64,
@@ -202,6 +221,8 @@ impl<'a> Sim<'a> {
             reference,
             record: Reference::default(),
             counts: FxHashMap::default(),
+            syms: FxHashMap::default(),
+            use_sym: false,
             opaque_nests: FxHashSet::default(),
             events: 0,
             observer: None,
@@ -217,8 +238,10 @@ impl<'a> Sim<'a> {
         let entry = body(self.m, f, 0).ok_or("function without body")?;
         // Buffers the function writes (anything else may be read with unknown subscripts).
         self.written = written_set(self.m, f);
+        let syms: FxHashSet<ValueId> = self.syms.keys().copied().collect();
         for o in self.m.block_ops(entry) {
-            if name(self.m, o) == "affine.for" && opaque_reason(self.m, o, &self.written).is_some()
+            if name(self.m, o) == "affine.for"
+                && opaque_reason(self.m, o, &self.written, &syms).is_some()
             {
                 self.opaque_nests.insert(o);
             }
@@ -263,6 +286,11 @@ impl<'a> Sim<'a> {
     pub(super) fn eval(&self, v: ValueId, depth: u32) -> Option<i64> {
         if let Some(&x) = self.env.get(&v) {
             return Some(x);
+        }
+        if depth == 0 && self.use_sym {
+            if let Some(&x) = self.syms.get(&v) {
+                return Some(x);
+            }
         }
         if depth > 64 {
             return None;
@@ -528,14 +556,16 @@ impl<'a> Sim<'a> {
             }
             "affine.for" => {
                 let p = for_parts(m, op).ok_or("malformed affine.for")?;
+                self.use_sym = true;
                 let lb = self
                     .eval_map(&p.lb, &p.lb_ops, 0)
-                    .and_then(|v| v.into_iter().max())
-                    .ok_or("a loop bound that does not evaluate to a constant")?;
+                    .and_then(|v| v.into_iter().max());
                 let ub = self
                     .eval_map(&p.ub, &p.ub_ops, 0)
-                    .and_then(|v| v.into_iter().min())
-                    .ok_or("a loop bound that does not evaluate to a constant")?;
+                    .and_then(|v| v.into_iter().min());
+                self.use_sym = false;
+                let lb = lb.ok_or("a loop bound that does not evaluate to a constant")?;
+                let ub = ub.ok_or("a loop bound that does not evaluate to a constant")?;
                 if p.step <= 0 {
                     return Err("a non-positive step".into());
                 }
@@ -556,11 +586,11 @@ impl<'a> Sim<'a> {
                 let set = set_prop(m, op, "condition").ok_or("malformed affine.if")?;
                 let ops = m.operands(op);
                 let mut vals = Vec::new();
-                for &v in ops {
-                    vals.push(
-                        self.eval(v, 0)
-                            .ok_or("an affine.if operand that does not evaluate")?,
-                    );
+                self.use_sym = true;
+                let got: Option<Vec<i64>> = ops.iter().map(|&v| self.eval(v, 0)).collect();
+                self.use_sym = false;
+                for x in got.ok_or("an affine.if operand that does not evaluate")? {
+                    vals.push(x);
                 }
                 let nd = set.num_dims as usize;
                 if vals.len() != nd + set.num_symbols as usize {
