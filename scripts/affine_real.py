@@ -4,7 +4,8 @@ mlir-opt-22 pipelines emit (issue 14: test against what we did not write).
 
 Usage:
   python3 scripts/affine_real.py gen  [--seed S] [--count N] OUT_DIR
-  python3 scripts/affine_real.py check [--memplan BIN] [--jobs N] [--report FILE] [--no-values] PATH...
+  python3 scripts/affine_real.py check [--memplan BIN] [--jobs N] [--report FILE] [--no-values]
+                                       [--allow-unregistered] PATH...
 
 `gen` writes N random tensor-level programs (chains of linalg named ops and linalg.generic on
 tensors: elementwise chains, matmul + bias + relu, conv_2d, max/sum pooling through
@@ -48,6 +49,8 @@ MLIR_OPT = os.environ.get("MLIR_OPT", "mlir-opt-22")
 MLIR_RUNNER = os.environ.get("MLIR_RUNNER", "mlir-runner-22")
 MODES = ["", "mode=producer", "mode=sibling", "mode=greedy maximal"]
 TIMEOUT = int(os.environ.get("AFFINE_REAL_TIMEOUT", "60"))
+# Extra mlir-opt-22 flags of `check` (`--allow-unregistered` adds --allow-unregistered-dialect).
+OPT_FLAGS = []
 
 BUF_ID = ("--one-shot-bufferize=bufferize-function-boundaries "
           "function-boundary-type-conversion=identity-layout-map")
@@ -583,12 +586,12 @@ def check_case(memplan, path, want_values):
     d = os.path.dirname(path)
     fname = os.path.basename(path)
     res = {"name": path, "failures": [], "modes": {}, "remarks": 0}
-    code, _, err = run([MLIR_OPT, path, "-o", "/dev/null"])
+    code, _, err = run([MLIR_OPT, path, "-o", "/dev/null"] + OPT_FLAGS)
     if code != 0:
         res["skipped"] = "mlir-opt-22 rejects it"
         return res
     # (1) dependence remarks, both run from the file's directory with the relative name
-    c1, _, up = run_in(d, [MLIR_OPT, fname, "--test-memref-dependence-check", "-o", "/dev/null"])
+    c1, _, up = run_in(d, [MLIR_OPT, fname, "--test-memref-dependence-check", "-o", "/dev/null"] + OPT_FLAGS)
     c2, _, mp = run_in(d, [memplan, "opt", fname, "--test-memref-dependence-check", "-o", "/dev/null"])
     want, got = remarks(up, fname), remarks(mp, fname)
     res["remarks"] = len(want)
@@ -619,7 +622,7 @@ def check_case(memplan, path, want_values):
             res["failures"].append("%s: memplan exit %d: %s" % (label, c, first(e)))
             r["ok"] = False
         else:
-            vc, _, ve = run([MLIR_OPT, out, "-o", "/dev/null"])
+            vc, _, ve = run([MLIR_OPT, out, "-o", "/dev/null"] + OPT_FLAGS)
             if vc != 0:
                 res["failures"].append("%s: output does not verify: %s" % (label, first(ve)))
                 r["ok"] = False
@@ -634,7 +637,7 @@ def check_case(memplan, path, want_values):
                         r["ok"] = False
         os.unlink(out)
         # upstream
-        uc, uo, ue = run_in(d, [MLIR_OPT, fname, fusion_flag(mode)])
+        uc, uo, ue = run_in(d, [MLIR_OPT, fname, fusion_flag(mode)] + OPT_FLAGS)
         if uc != 0:
             r["up"] = "crash"
         else:
@@ -771,8 +774,12 @@ def main():
     c.add_argument("--jobs", type=int, default=2)
     c.add_argument("--report")
     c.add_argument("--no-values", action="store_true")
+    c.add_argument("--allow-unregistered", action="store_true",
+                   help="pass --allow-unregistered-dialect to mlir-opt-22 (upstream test files)")
     c.add_argument("paths", nargs="+")
     a = ap.parse_args()
+    if a.cmd == "check" and a.allow_unregistered:
+        OPT_FLAGS.append("--allow-unregistered-dialect")
     return gen(a) if a.cmd == "gen" else check(a)
 
 
