@@ -62,6 +62,7 @@ use crate::remarks::Remark;
 mod expr;
 mod fuse;
 mod ir;
+mod permute;
 mod shrink;
 mod sim;
 mod slice;
@@ -69,6 +70,7 @@ mod slice;
 use expr::*;
 use fuse::*;
 use ir::*;
+use permute::*;
 use shrink::*;
 use sim::*;
 use slice::*;
@@ -212,6 +214,8 @@ struct FnCtx<'a> {
     entry: BlockId,
     orig_loops: FxHashMap<OpId, Vec<OpId>>,
     reference: Reference,
+    /// (store, load) pairs of original ops where the load reads a value the store wrote.
+    flows: FxHashSet<(OpId, OpId)>,
     opts: &'a AffineFusionOptions,
     place: &'a dyn Fn(Span) -> String,
     remarks: Vec<Remark>,
@@ -317,12 +321,21 @@ fn run_function(
             }
         }
     };
+    let flows: FxHashSet<(OpId, OpId)> = reference
+        .loads
+        .iter()
+        .filter_map(|(&(load, _), p)| match p {
+            Prov::Inst(store, _) => Some((*store, load)),
+            _ => None,
+        })
+        .collect();
     let mut ctx = FnCtx {
         orig: m.clone(),
         func: f,
         entry,
         orig_loops,
         reference,
+        flows,
         opts,
         place,
         remarks: Vec::new(),
@@ -369,6 +382,15 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
             if writes.is_empty() {
                 continue;
             }
+            // Consumers: later nests that read a value `src` stored (in the original
+            // program, which every fusion keeps: the same loads read the same stores). A
+            // nest that only reads what others wrote into the same buffer is not one.
+            let stores: FxHashSet<OpId> =
+                st.m.walk_ops(src)
+                    .into_iter()
+                    .filter(|&o| name(&st.m, o) == "affine.store")
+                    .map(|o| *st.origin.get(&o).unwrap_or(&o))
+                    .collect();
             let consumers: Vec<OpId> = nests[i + 1..]
                 .iter()
                 .copied()
@@ -376,6 +398,12 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
                     roots_accessed(&st.m, d, false)
                         .iter()
                         .any(|r| writes.contains(r))
+                        && st.m.walk_ops(d).into_iter().any(|o| {
+                            name(&st.m, o) == "affine.load"
+                                && ctx.flows.iter().any(|&(w, r)| {
+                                    r == *st.origin.get(&o).unwrap_or(&o) && stores.contains(&w)
+                                })
+                        })
                 })
                 .collect();
             if consumers.is_empty() {
@@ -387,7 +415,14 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
             let mut done = Vec::new();
             for (ci, &dst) in consumers.iter().enumerate() {
                 let last = ci + 1 == consumers.len();
-                match fuse_best(ctx, &work, src, dst, Kind::Producer, last) {
+                let attempt =
+                    fuse_best(ctx, &work, src, dst, Kind::Producer, last).or_else(|why| {
+                        // As upstream: with the destination's sequential loops sunk innermost.
+                        sink_sequential(&work, dst)
+                            .and_then(|p| fuse_best(ctx, &p, src, dst, Kind::Producer, last).ok())
+                            .ok_or(why)
+                    });
+                match attempt {
                     Ok(c) => {
                         done.push((dst, c.depth, c.extra));
                         work = c.st;
