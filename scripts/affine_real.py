@@ -5,7 +5,7 @@ mlir-opt-22 pipelines emit (issue 14: test against what we did not write).
 Usage:
   python3 scripts/affine_real.py gen  [--seed S] [--count N] OUT_DIR
   python3 scripts/affine_real.py check [--memplan BIN] [--jobs N] [--report FILE] [--no-values]
-                                       [--allow-unregistered] PATH...
+                                       [--allow-unregistered] [--strict-bytes] PATH...
 
 `gen` writes N random tensor-level programs (chains of linalg named ops and linalg.generic on
 tensors: elementwise chains, matmul + bias + relu, conv_2d, max/sum pooling through
@@ -36,7 +36,8 @@ ignored). Cases that mlir-opt-22 rejects are skipped. Per case:
           same as the original under mlir-runner-22 (MALLOC_PERTURB_ set); whole-file static bytes of
           memplan's output and of `mlir-opt-22 --affine-loop-fusion=MODE` (whose values are checked too)
 Prints one line per failing case, then a summary (per mode: values kept, bytes memplan / upstream
-over the cases where upstream's output is right, smaller/equal/larger). Exit status 1 on any failure.
+over the cases where upstream's output is right, smaller/equal/larger). Exit status 1 on any failure
+(with --strict-bytes, default-mode bytes above upstream's correct output count as one).
 """
 
 import argparse
@@ -756,6 +757,10 @@ def check(args):
                     a["e"] += 1
                 else:
                     a["l"] += 1
+                    if args.strict_bytes and label == "default" and not r["failures"]:
+                        nfail += 1
+                        lines.append("FAIL %s: default-mode bytes %d > mlir-opt-22's %d" % (
+                            r["name"], m["bytes"], m["up_bytes"]))
                     larger.append("%s (%s): %d B vs upstream %d B" % (r["name"], label, m["bytes"],
                                                                      m["up_bytes"]))
     n = len(results) - nskip
@@ -770,6 +775,8 @@ def check(args):
     for x in larger:
         lines.append("LARGER %s" % x)
     rep = "\n".join(lines)
+    import shutil
+    shutil.rmtree(work, ignore_errors=True)
     print(rep)
     if args.report:
         with open(args.report, "w") as f:
@@ -790,6 +797,8 @@ def main():
     c.add_argument("--jobs", type=int, default=2)
     c.add_argument("--report")
     c.add_argument("--no-values", action="store_true")
+    c.add_argument("--strict-bytes", action="store_true",
+                   help="a default-mode output larger than mlir-opt-22's (where upstream's is right) fails")
     c.add_argument("--allow-unregistered", action="store_true",
                    help="pass --allow-unregistered-dialect to mlir-opt-22 (upstream test files)")
     c.add_argument("paths", nargs="+")
