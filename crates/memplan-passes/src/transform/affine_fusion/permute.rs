@@ -28,8 +28,7 @@ fn depends_on(m: &Module, v: ValueId, iv: ValueId, depth: u32) -> bool {
 fn perfect_band(m: &Module, nest: OpId) -> Vec<OpId> {
     let mut band = Vec::new();
     let mut cur = nest;
-    loop {
-        let Some(p) = for_parts(m, cur) else { break };
+    while let Some(p) = for_parts(m, cur) {
         if !p.lb_ops.is_empty()
             || !p.ub_ops.is_empty()
             || !p.inits.is_empty()

@@ -767,7 +767,7 @@ pub(super) fn static_layout(m: &Module, v: ValueId) -> Option<(Vec<i64>, i64, Ve
         }
         Some(Attribute::Strided { strides, offset }) => {
             if *offset == memplan_ir::DYNAMIC
-                || strides.iter().any(|&x| x == memplan_ir::DYNAMIC)
+                || strides.contains(&memplan_ir::DYNAMIC)
                 || strides.len() != shape.len()
             {
                 return None;
