@@ -490,6 +490,10 @@ impl<'a> Sim<'a> {
     /// Reads then clobbers every element of a buffer (an op the pass does not model).
     pub(super) fn opaque(&mut self, op: OpId, v: ValueId, writes: bool) -> Result<(), String> {
         let root = self.root(v)?;
+        if !writes && !self.written.contains(&root) && !self.written.contains(&v) {
+            // Nothing in the function writes it: every candidate sees its initial contents.
+            return Ok(());
+        }
         let shape = if self.views.contains_key(&v) {
             static_layout(self.m, v).map(|l| l.0)
         } else {
@@ -708,6 +712,13 @@ impl<'a> Sim<'a> {
                         }
                         _ => return Err(format!("'{n}' (a view or cast of a buffer)")),
                     }
+                }
+                if matches!(
+                    n,
+                    "memref.dim" | "memref.rank" | "memref.extract_aligned_pointer_as_index"
+                ) {
+                    // Reads the descriptor only, not the contents.
+                    return Ok(());
                 }
                 if n == "memref.copy" && m.operands(op).len() == 2 {
                     if !self.stack.is_empty() {
