@@ -269,8 +269,8 @@ pub(super) fn ancestor_or_self(m: &Module, mut op: OpId, anc: OpId) -> bool {
     }
 }
 
-/// Memref values the function `f` stores to or passes to other ops (all but loads and
-/// deallocations).
+/// Memref values the function `f` stores to or passes to other ops (all but loads,
+/// deallocations and ops that read only the descriptor, such as `memref.dim`).
 pub(super) fn written_set(m: &Module, f: OpId) -> FxHashSet<ValueId> {
     let mut out = FxHashSet::default();
     for o in m.walk_ops(f) {
@@ -280,7 +280,12 @@ pub(super) fn written_set(m: &Module, f: OpId) -> FxHashSet<ValueId> {
                     out.insert(v);
                 }
             }
-            "affine.load" | "memref.load" | "memref.dealloc" => {}
+            "affine.load"
+            | "memref.load"
+            | "memref.dealloc"
+            | "memref.dim"
+            | "memref.rank"
+            | "memref.extract_aligned_pointer_as_index" => {}
             _ => {
                 for &v in m.operands(o) {
                     if is_memref(m, v) {

@@ -68,6 +68,7 @@ use crate::remarks::Remark;
 mod expr;
 mod fuse;
 mod ir;
+mod permute;
 mod shrink;
 mod sim;
 mod slice;
@@ -76,6 +77,7 @@ mod symbolic;
 use expr::*;
 use fuse::*;
 use ir::*;
+use permute::*;
 use shrink::*;
 use sim::*;
 use slice::*;
@@ -224,6 +226,9 @@ struct FnCtx<'a> {
     /// The modelled symbol (at most one) and how its values are covered.
     syms: FxHashSet<ValueId>,
     plan: Option<SymPlan>,
+    /// (store, load) pairs of original ops where the load reads a value the store wrote
+    /// (in any run).
+    flows: FxHashSet<(OpId, OpId)>,
     opts: &'a AffineFusionOptions,
     place: &'a dyn Fn(Span) -> String,
     remarks: Vec<Remark>,
@@ -397,6 +402,23 @@ fn run_function(
             }
         }
     }
+    // Loads, and ops the check does not model (an opaque nest reads what it may read), that
+    // see a stored value: such a nest is a consumer of the store's nest.
+    let flows: FxHashSet<(OpId, OpId)> = runs
+        .iter()
+        .flat_map(|(_, reference)| {
+            let loads = reference.loads.iter().map(|(&(load, _), p)| (load, p));
+            let opaque = reference
+                .opaque_reads
+                .iter()
+                .map(|(&(op, _, _), p)| (op, p));
+            loads.chain(opaque)
+        })
+        .filter_map(|(reader, p)| match p {
+            Prov::Inst(store, _) => Some((*store, reader)),
+            _ => None,
+        })
+        .collect();
     let mut ctx = FnCtx {
         orig: m.clone(),
         func: f,
@@ -405,6 +427,7 @@ fn run_function(
         runs,
         syms,
         plan,
+        flows,
         opts,
         place,
         remarks: Vec::new(),
@@ -451,6 +474,15 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
             if writes.is_empty() {
                 continue;
             }
+            // Consumers: later nests that read a value `src` stored (in the original
+            // program, which every fusion keeps: the same loads read the same stores). A
+            // nest that only reads what others wrote into the same buffer is not one.
+            let stores: FxHashSet<OpId> =
+                st.m.walk_ops(src)
+                    .into_iter()
+                    .filter(|&o| name(&st.m, o) == "affine.store")
+                    .map(|o| *st.origin.get(&o).unwrap_or(&o))
+                    .collect();
             let consumers: Vec<OpId> = nests[i + 1..]
                 .iter()
                 .copied()
@@ -458,6 +490,12 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
                     roots_accessed(&st.m, d, false)
                         .iter()
                         .any(|r| writes.contains(r))
+                        && std::iter::once(d).chain(st.m.walk_ops(d)).any(|o| {
+                            let o = *st.origin.get(&o).unwrap_or(&o);
+                            ctx.flows
+                                .iter()
+                                .any(|&(w, r)| r == o && stores.contains(&w))
+                        })
                 })
                 .collect();
             if consumers.is_empty() {
@@ -469,7 +507,14 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
             let mut done = Vec::new();
             for (ci, &dst) in consumers.iter().enumerate() {
                 let last = ci + 1 == consumers.len();
-                match fuse_best(ctx, &work, src, dst, Kind::Producer, last) {
+                let attempt =
+                    fuse_best(ctx, &work, src, dst, Kind::Producer, last).or_else(|why| {
+                        // As upstream: with the destination's sequential loops sunk innermost.
+                        sink_sequential(&work, dst)
+                            .and_then(|p| fuse_best(ctx, &p, src, dst, Kind::Producer, last).ok())
+                            .ok_or(why)
+                    });
+                match attempt {
                     Ok(c) => {
                         done.push((dst, c.depth, c.extra));
                         work = c.st;

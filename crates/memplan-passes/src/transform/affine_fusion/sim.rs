@@ -177,6 +177,9 @@ pub(super) struct Sim<'a> {
     pub(super) stack: Vec<(OpId, i64)>,
     pub(super) mem: FxHashMap<(u32, u128), (Prov, Writer)>,
     pub(super) shapes: FxHashMap<ValueId, Vec<i64>>,
+    /// Views (`memref.subview`, `expand_shape`, `collapse_shape`, `cast`, `reinterpret_cast`
+    /// with static layouts) executed so far, each with the root buffer it aliases.
+    pub(super) views: FxHashMap<ValueId, ValueId>,
     pub(super) freed: FxHashSet<ValueId>,
     pub(super) written: FxHashSet<ValueId>,
     pub(super) observable: FxHashSet<ValueId>,
@@ -215,6 +218,7 @@ impl<'a> Sim<'a> {
             stack: Vec::new(),
             mem: FxHashMap::default(),
             shapes: FxHashMap::default(),
+            views: FxHashMap::default(),
             freed: FxHashSet::default(),
             written: FxHashSet::default(),
             observable: FxHashSet::default(),
@@ -370,7 +374,51 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn root(&self, v: ValueId) -> Result<ValueId, String> {
+        if let Some(&r) = self.views.get(&v) {
+            return Ok(r);
+        }
         root_of(self.m, v).ok_or_else(|| "a memref that is not an allocation or argument".into())
+    }
+
+    /// The root buffer and packed root subscripts of element `idx` of `v` (a root, or a view
+    /// of one: its static layout maps `idx` to an element of the root's row-major storage).
+    pub(super) fn locate(&self, v: ValueId, idx: &[i64]) -> Result<(ValueId, u128), String> {
+        let Some(&root) = self.views.get(&v) else {
+            let root = self.root(v)?;
+            return Ok((root, self.location(root, idx)?));
+        };
+        let (shape, offset, strides) =
+            static_layout(self.m, v).ok_or("a view without a static layout")?;
+        if shape.len() != idx.len() {
+            return Err("subscript count differs from rank".into());
+        }
+        let mut lin = offset;
+        for ((&i, &n), &st) in idx.iter().zip(&shape).zip(&strides) {
+            if i < 0 || i >= n {
+                return Err("an access out of bounds".into());
+            }
+            lin = i
+                .checked_mul(st)
+                .and_then(|x| lin.checked_add(x))
+                .ok_or("subscript out of range")?;
+        }
+        let rshape = self
+            .shapes
+            .get(&root)
+            .ok_or("a view of a buffer of unknown shape")?;
+        let mut ridx = vec![0i64; rshape.len()];
+        for k in (0..rshape.len()).rev() {
+            let n = rshape[k];
+            if n <= 0 {
+                return Err("a view of a dynamically shaped buffer".into());
+            }
+            ridx[k] = lin.rem_euclid(n);
+            lin = lin.div_euclid(n);
+        }
+        if lin != 0 {
+            return Err("a view access outside its buffer".into());
+        }
+        Ok((root, self.location(root, &ridx)?))
     }
 
     pub(super) fn location(&self, root: ValueId, idx: &[i64]) -> Result<u128, String> {
@@ -400,14 +448,19 @@ impl<'a> Sim<'a> {
         if self.freed.contains(&root) {
             return Err("an access to a deallocated buffer".into());
         }
-        let Some(idx) = self.eval_map(map, operands, 0) else {
+        let Some(vidx) = self.eval_map(map, operands, 0) else {
             if !write && !self.written.contains(&root) {
                 // A buffer the function never writes: the same subscripts read the same data.
                 return Ok(());
             }
             return Err("subscripts that do not evaluate to constants".into());
         };
-        let loc = self.location(root, &idx)?;
+        let (_, loc) = self.locate(mref, &vidx)?;
+        let idx = if self.views.contains_key(&mref) {
+            unpack(loc, self.shapes.get(&root).map_or(0, Vec::len))
+        } else {
+            vidx
+        };
         let key = (root.0, loc);
         let id = self.identity(op)?;
         if let Some(obs) = self.observer.as_mut() {
@@ -465,12 +518,17 @@ impl<'a> Sim<'a> {
     /// Reads then clobbers every element of a buffer (an op the pass does not model).
     pub(super) fn opaque(&mut self, op: OpId, v: ValueId, writes: bool) -> Result<(), String> {
         let root = self.root(v)?;
-        let shape = self
-            .shapes
-            .get(&root)
-            .filter(|s| s.iter().all(|&d| d >= 0))
-            .cloned()
-            .ok_or("an unmodelled op on a dynamically shaped buffer")?;
+        if !writes && !self.written.contains(&root) && !self.written.contains(&v) {
+            // Nothing in the function writes it: every candidate sees its initial contents.
+            return Ok(());
+        }
+        let shape = if self.views.contains_key(&v) {
+            static_layout(self.m, v).map(|l| l.0)
+        } else {
+            self.shapes.get(&root).cloned()
+        }
+        .filter(|s| s.iter().all(|&d| d >= 0))
+        .ok_or("an unmodelled op on a dynamically shaped buffer")?;
         let total: i64 = shape.iter().product();
         if total > 1 << 22 {
             return Err("an unmodelled op on a large buffer".into());
@@ -479,7 +537,7 @@ impl<'a> Sim<'a> {
         let mut idx = vec![0i64; shape.len()];
         for _ in 0..total {
             self.tick()?;
-            let loc = self.location(root, &idx)?;
+            let (_, loc) = self.locate(v, &idx)?;
             let key = (root.0, loc);
             let p = self
                 .mem
@@ -547,7 +605,7 @@ impl<'a> Sim<'a> {
                             _ => m.operands(o).iter().copied().find(|&v| is_memref(m, v)),
                         },
                     })
-                    .filter_map(|v| root_of(m, v))
+                    .map(|v| root_of(m, v).unwrap_or(v))
                     .collect();
                 for r in roots {
                     let w = written.contains(&r);
@@ -666,7 +724,40 @@ impl<'a> Sim<'a> {
                     ));
                 }
                 if m.results(op).iter().any(|&r| is_memref(m, r)) {
-                    return Err(format!("'{n}' (a view or cast of a buffer)"));
+                    let src = m.operands(op).first().copied();
+                    let view = m.results(op).len() == 1
+                        && VIEW_OPS.contains(&n)
+                        && static_layout(m, m.result(op, 0)).is_some();
+                    match src {
+                        Some(src) if view => {
+                            let root = self.root(src)?;
+                            let plain = m.value_type(root).kind();
+                            if !matches!(plain, TypeKind::MemRef { layout: None, .. }) {
+                                return Err(format!(
+                                    "'{n}' of a buffer without the identity layout"
+                                ));
+                            }
+                            self.views.insert(m.result(op, 0), root);
+                            return Ok(());
+                        }
+                        _ => return Err(format!("'{n}' (a view or cast of a buffer)")),
+                    }
+                }
+                if matches!(
+                    n,
+                    "memref.dim" | "memref.rank" | "memref.extract_aligned_pointer_as_index"
+                ) {
+                    // Reads the descriptor only, not the contents.
+                    return Ok(());
+                }
+                if n == "memref.copy" && m.operands(op).len() == 2 {
+                    if !self.stack.is_empty() {
+                        return Err(format!("'{n}' on a buffer inside a loop"));
+                    }
+                    let (src, dst) = (m.operands(op)[0], m.operands(op)[1]);
+                    self.opaque(op, src, false)?;
+                    self.opaque(op, dst, true)?;
+                    return Ok(());
                 }
                 let mrefs: Vec<ValueId> = m
                     .operands(op)
@@ -685,5 +776,45 @@ impl<'a> Sim<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// View ops whose result aliases the source's allocation with a layout its type states
+/// (offset and strides relative to the allocation's first element).
+const VIEW_OPS: &[&str] = &[
+    "memref.subview",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.cast",
+    "memref.reinterpret_cast",
+];
+
+/// Static shape, offset and strides (in elements) of a memref value whose type says all of
+/// them: the identity layout (row-major, offset 0) or `strided<[...], offset: N>` with no `?`.
+pub(super) fn static_layout(m: &Module, v: ValueId) -> Option<(Vec<i64>, i64, Vec<i64>)> {
+    let TypeKind::MemRef { shape, layout, .. } = m.value_type(v).kind() else {
+        return None;
+    };
+    if shape.iter().any(|&d| d < 0) {
+        return None;
+    }
+    match layout {
+        None => {
+            let mut strides = vec![1i64; shape.len()];
+            for k in (0..shape.len().saturating_sub(1)).rev() {
+                strides[k] = strides[k + 1].checked_mul(shape[k + 1])?;
+            }
+            Some((shape.clone(), 0, strides))
+        }
+        Some(Attribute::Strided { strides, offset }) => {
+            if *offset == memplan_ir::DYNAMIC
+                || strides.contains(&memplan_ir::DYNAMIC)
+                || strides.len() != shape.len()
+            {
+                return None;
+            }
+            Some((shape.clone(), *offset, strides.clone()))
+        }
+        _ => None,
     }
 }
