@@ -801,30 +801,9 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
-        "memref.distinct_objects" if ops.is_empty() => {
-            return Err("expected at least one operand".into());
-        }
-        "memref.cast" => {
-            // MLIR's CastOp::areCastCompatible: unranked to unranked is no cast
-            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
-                if matches!(ty(a).kind(), TypeKind::UnrankedMemRef { .. })
-                    && matches!(ty(r).kind(), TypeKind::UnrankedMemRef { .. })
-                {
-                    return Err(format!(
-                        "operand type '{}' and result type '{}' are cast incompatible",
-                        ty(a),
-                        ty(r)
-                    ));
-                }
-            }
-        }
-        "memref.assume_alignment" => {
-            if let Some(a) = int_attr(m, id, "alignment") {
-                if a <= 0 || (a & (a - 1)) != 0 {
-                    return Err("alignment must be power of 2".into());
-                }
-            }
-        }
+        // memref.cast (unranked to unranked), memref.assume_alignment and
+        // memref.distinct_objects are checked with the other memref rules
+        // (dialects/memref.rs, ods.rs).
         "affine.linearize_index" | "affine.delinearize_index" => {
             if let Some(Attribute::DenseArray {
                 values: DenseArrayValues::Int(basis),

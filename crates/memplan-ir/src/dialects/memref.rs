@@ -1842,12 +1842,12 @@ fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
     let (a, b) = (m.value_type(ops[0]), m.value_type(res[0]));
     if !is_memref(a) || !is_memref(b) {
         return Err(format!(
-            "operand type {a} and result type {b} are cast incompatible"
+            "operand type '{a}' and result type '{b}' are cast incompatible"
         ));
     }
     if a.element_type() != b.element_type() {
         return Err(format!(
-            "operand type {a} and result type {b} are cast incompatible"
+            "operand type '{a}' and result type '{b}' are cast incompatible"
         ));
     }
     if m.op(op).name == "memref.cast" {
@@ -1855,12 +1855,12 @@ fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
         let unranked = |t: &Type| matches!(t.kind(), TypeKind::UnrankedMemRef { .. });
         if unranked(a) && unranked(b) {
             return Err(format!(
-                "operand type {a} and result type {b} are cast incompatible"
+                "operand type '{a}' and result type '{b}' are cast incompatible"
             ));
         }
         if memory_space(a) != memory_space(b) {
             return Err(format!(
-                "operand type {a} and result type {b} are cast incompatible"
+                "operand type '{a}' and result type '{b}' are cast incompatible"
             ));
         }
         if let (Some(x), Some(y)) = (memref_parts(a), memref_parts(b)) {
@@ -1886,7 +1886,7 @@ fn verify_cast(m: &Module, op: OpId) -> Result<(), String> {
                 };
             if !dims_ok || !layouts_ok {
                 return Err(format!(
-                    "operand type {a} and result type {b} are cast incompatible"
+                    "operand type '{a}' and result type '{b}' are cast incompatible"
                 ));
             }
         }
