@@ -7,7 +7,9 @@
 
 use std::process::Command;
 
-use memplan_ir::{parse_module, verify, ParseOptions, Registry};
+mod common;
+
+use common::memplan_verdict;
 
 /// (module text, `None` = accepted / `Some(fragment)` = rejected with this message)
 type Case = (&'static str, Option<&'static str>);
@@ -129,12 +131,6 @@ const CASES: &[Case] = &[
     ("llvm.func private @g()", Some("external functions must have 'external' or 'extern_weak' linkage")),
     ("llvm.func private_linkage @g()", Some("")),
 ];
-
-fn memplan_verdict(src: &str) -> Result<(), String> {
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(src, &reg, ParseOptions::default()).map_err(|e| e.message)?;
-    verify(&m, &reg).map_err(|e| e.message)
-}
 
 #[test]
 fn memplan_accepts_and_rejects_like_mlir() {

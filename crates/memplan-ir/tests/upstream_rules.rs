@@ -4,6 +4,9 @@
 //! itself is checked against it (required with MEMPLAN_REQUIRE_MLIR=1), so an entry with a
 //! wrong verdict fails instead of locking a mistake in.
 
+mod common;
+
+use common::{memplan_verdict, mlir_verdict};
 use memplan_ir::*;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -574,25 +577,6 @@ fn round_trips_read_back_the_same() {
             }
         }
     }
-}
-
-fn memplan_verdict(src: &str) -> Result<(), String> {
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(src, &reg, ParseOptions::default()).map_err(|d| d.message)?;
-    verify(&m, &reg).map_err(|d| d.message)
-}
-
-/// mlir-opt-22's verdict (`None` when the tool is not installed).
-fn mlir_verdict(src: &str) -> Option<bool> {
-    let mut child = Command::new("mlir-opt-22")
-        .arg("--allow-unregistered-dialect")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
-    Some(child.wait().ok()?.success())
 }
 
 #[test]

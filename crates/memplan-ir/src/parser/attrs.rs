@@ -539,13 +539,11 @@ impl<'a> Parser<'a> {
         if !is_float && !elem.is_integer() {
             return Err(self.error_here("expected integer or float type in dense array"));
         }
-        if elem != Type::int(1) && elem.bit_width().is_some_and(|w| !w.is_multiple_of(8)) {
+        // `i1` of any signedness (MLIR's `isInteger(1)`).
+        let is_i1 = matches!(elem.kind(), TypeKind::Integer { width: 1, .. });
+        if !is_i1 && elem.bit_width().is_some_and(|w| !w.is_multiple_of(8)) {
             return Err(self.error_here("element type bitwidth must be a multiple of 8"));
         }
-        let is_i1 = matches!(
-            elem.kind(),
-            crate::types::TypeKind::Integer { width: 1, .. }
-        );
         let mut ints = Vec::new();
         let mut floats = Vec::new();
         if self.consume_if(Tok::Colon) {
@@ -562,11 +560,7 @@ impl<'a> Parser<'a> {
                     }
                     let b = self.peek_text() == "true";
                     self.bump();
-                    if is_float {
-                        floats.push(f64::from(u8::from(b)));
-                    } else {
-                        ints.push(i64::from(b));
-                    }
+                    ints.push(i64::from(b));
                 } else {
                     let neg = self.consume_if(Tok::Minus);
                     let span = self.tok.span;
@@ -583,7 +577,8 @@ impl<'a> Parser<'a> {
                         }
                     }
                     match self.tok.kind {
-                        Tok::Integer if !is_float || !self.peek_text().starts_with("0x") => {
+                        // (A float element's integer token is hexadecimal: not read here.)
+                        Tok::Integer if !is_float => {
                             let v = match small_decimal(self.peek_text()) {
                                 Some(v) => i128::from(v),
                                 None => self.int_literal()?,
@@ -592,11 +587,7 @@ impl<'a> Parser<'a> {
                             self.bump();
                             let iv = i64::try_from(v)
                                 .map_err(|_| Diagnostic::new(span, "integer value too large"))?;
-                            if is_float {
-                                floats.push(v as f64);
-                            } else {
-                                ints.push(iv);
-                            }
+                            ints.push(iv);
                         }
                         Tok::Float if is_float => {
                             let v: f64 = self

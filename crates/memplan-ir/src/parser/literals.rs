@@ -444,10 +444,11 @@ pub(super) fn check_elements_attr(
 ) -> R<()> {
     let shaped = matches!(
         ty.kind(),
-        TypeKind::RankedTensor { .. } | TypeKind::Vector { .. } | TypeKind::UnrankedTensor { .. }
-    ) || matches!(
-        ty.kind(),
-        TypeKind::MemRef { .. } | TypeKind::UnrankedMemRef { .. }
+        TypeKind::RankedTensor { .. }
+            | TypeKind::Vector { .. }
+            | TypeKind::UnrankedTensor { .. }
+            | TypeKind::MemRef { .. }
+            | TypeKind::UnrankedMemRef { .. }
     );
     if kind == "dense_resource" {
         if !shaped {
