@@ -22,7 +22,7 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               `~!dialect.mnemonic=T` (both) or
               `:Name` (any other constraint, by its ODS name, or its summary)
   attributes  `;`-separated `name req kind`: req `r` required, `o` optional, `d` has a default;
-              kind (see memplan-ir's ods.rs; a typed integer may end in `@c,c`: value
+              kind (see memplan-ir's ods/mod.rs; a typed integer may end in `@c,c`: value
               constraints pos, nonneg, pow2, min=N, max=N): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
               case|case, typed:=T, type, darray:T, sym, symname, str, attr, strip:#dia.mnemonic:style,
               uprop, prop:Name

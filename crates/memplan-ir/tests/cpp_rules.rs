@@ -1,5 +1,5 @@
 //! MLIR's C++ verifier rules that memplan re-implements for table ops
-//! (`crates/memplan-ir/src/cpp_rules.rs` and the rank/shape traits of `ods.rs`), found by
+//! (`crates/memplan-ir/src/cpp_rules/` and the rank/shape traits of `ods/verify.rs`), found by
 //! differential fuzzing (`scripts/fuzz_ods.py`). Every case states memplan's verdict (accept,
 //! or reject with a message fragment); with `mlir-opt-22` installed the same case goes
 //! through it too and must get the same verdict and, when rejected, the same message

@@ -1,0 +1,200 @@
+//! C++ verifier rules of the NVVM dialect: conversions, barriers, fences and attribute
+//! combinations.
+
+use super::{attr, enum_of, int_attr};
+use crate::attrs::{Attribute, DenseArrayValues};
+use crate::ir::{Module, OpId};
+use crate::types::{FloatKind, Type, TypeKind};
+
+fn nvvm_convert_dst(m: &Module, id: OpId) -> Result<(), String> {
+    let name = m.op(id).name.as_str();
+    let (key, allowed): (&str, &[FloatKind]) = match name {
+        "nvvm.convert.f32x2.to.f4x2" | "nvvm.convert.f32x4.to.f4x4" => {
+            ("dstTy", &[FloatKind::F4E2M1FN])
+        }
+        "nvvm.convert.f32x2.to.f6x2" | "nvvm.convert.f32x4.to.f6x4" => {
+            ("dstTy", &[FloatKind::F6E2M3FN, FloatKind::F6E3M2FN])
+        }
+        "nvvm.convert.f16x2.to.f8x2" | "nvvm.convert.f32x4.to.f8x4" => {
+            ("dstTy", &[FloatKind::F8E4M3FN, FloatKind::F8E5M2])
+        }
+        "nvvm.convert.bf16x2.to.f8x2" => ("dstTy", &[FloatKind::F8E8M0FNU]),
+        "nvvm.convert.f32x2.to.f8x2" => (
+            "dstTy",
+            &[FloatKind::F8E4M3FN, FloatKind::F8E5M2, FloatKind::F8E8M0FNU],
+        ),
+        "nvvm.convert.f8x2.to.f16x2" => ("srcType", &[FloatKind::F8E4M3FN, FloatKind::F8E5M2]),
+        "nvvm.convert.f8x2.to.bf16x2" => ("srcType", &[FloatKind::F8E8M0FNU]),
+        "nvvm.convert.f6x2.to.f16x2" => ("srcType", &[FloatKind::F6E2M3FN, FloatKind::F6E3M2FN]),
+        "nvvm.convert.f4x2.to.f16x2" => ("srcType", &[FloatKind::F4E2M1FN]),
+        _ => return Ok(()),
+    };
+    let Some(t) = attr(m, id, key).and_then(|a| a.as_type()) else {
+        return Ok(());
+    };
+    let kind = match t.kind() {
+        TypeKind::Float(k) => Some(*k),
+        _ => None,
+    };
+    if kind.is_some_and(|k| allowed.contains(&k)) {
+        if name == "nvvm.convert.bf16x2.to.f8x2" {
+            let rnd = enum_of(m, id, "rnd").unwrap_or("none");
+            if rnd != "rz" && rnd != "rp" {
+                return Err("Only RZ and RP rounding modes are supported for conversions from bf16x2 to f8x2.".into());
+            }
+        }
+        if name == "nvvm.convert.f32x2.to.f8x2" {
+            let rnd = enum_of(m, id, "rnd").unwrap_or("none");
+            let sat = enum_of(m, id, "sat").unwrap_or("none");
+            if kind == Some(FloatKind::F8E8M0FNU) {
+                if rnd != "rz" && rnd != "rp" {
+                    return Err("Only RZ and RP rounding modes are supported for conversions from f32x2 to 'f8E8M0FNU' type".into());
+                }
+                if matches!(
+                    attr(m, id, "relu"),
+                    Some(Attribute::Bool(true) | Attribute::Unit)
+                ) {
+                    return Err("relu not supported for conversions to 'f8E8M0FNU' type".into());
+                }
+            } else {
+                if rnd != "rn" {
+                    return Err("Only RN rounding mode is supported for conversions from f32x2 to 'f8E4M3FN' and 'f8E5M2' types".into());
+                }
+                if sat != "satfinite" {
+                    return Err("Only SATFINITE saturation mode is supported for conversions from f32x2 to 'f8E4M3FN' and 'f8E5M2' types".into());
+                }
+            }
+        }
+        return Ok(());
+    }
+    let names: Vec<String> = allowed
+        .iter()
+        .map(|k| format!("'{}'", Type::new(TypeKind::Float(*k))))
+        .collect();
+    let what = name
+        .trim_start_matches("nvvm.convert.")
+        .replace(".to.", " to ");
+    let list = match names.len() {
+        1 => format!("{} type is", names[0]),
+        2 => format!("{} and {} types are", names[0], names[1]),
+        _ => format!("{}, {}, and {} types are", names[0], names[1], names[2]),
+    };
+    let dot = if name == "nvvm.convert.f32x2.to.f8x2" {
+        ""
+    } else {
+        "."
+    };
+    Err(format!(
+        "Only {list} supported for conversions from {what}{dot}"
+    ))
+}
+
+pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
+    let d = m.op(id);
+    let ops = m.operands(id);
+    match d.name.as_str() {
+        "nvvm.convert.float.to.tf32" => match enum_of(m, id, "rnd").unwrap_or("none") {
+            "rn" | "rz" => {}
+            "rna" => {
+                if matches!(
+                    attr(m, id, "relu"),
+                    Some(Attribute::Bool(true) | Attribute::Unit)
+                ) {
+                    return Err("Relu not supported with rna rounding mode.".into());
+                }
+            }
+            _ => {
+                return Err(
+                    "Only {rn,rz,rna} rounding modes supported for ConvertFloatToTF32Op.".into(),
+                )
+            }
+        },
+        n if n.starts_with("nvvm.convert.") => nvvm_convert_dst(m, id)?,
+        "nvvm.pmevent" => {
+            let id_ = int_attr(m, id, "eventId");
+            let mask = attr(m, id, "maskedEventId");
+            match (id_, mask) {
+                (None, None) => return Err("either `id` or `mask` must be set".into()),
+                (Some(_), Some(_)) => {
+                    return Err("`id` and `mask` cannot be set at the same time".into())
+                }
+                (Some(v), None) if !(0..=15).contains(&v) => {
+                    return Err("`id` must be between 0 and 15".into())
+                }
+                _ => {}
+            }
+        }
+        "nvvm.st.bulk" => {
+            if let Some(v) = int_attr(m, id, "initVal") {
+                if v != 0 {
+                    return Err(format!("only 0 is supported for initVal, got {v}"));
+                }
+            }
+        }
+        "nvvm.prmt" => {
+            let has_hi = ops.len() == 3;
+            match enum_of(m, id, "mode") {
+                Some(mode @ ("default" | "f4e" | "b4e")) if !has_hi => {
+                    return Err(format!("mode '{mode}' requires 'hi' operand."))
+                }
+                Some(mode @ ("rc8" | "ecl" | "ecr" | "rc16")) if has_hi => {
+                    return Err(format!("mode '{mode}' does not accept 'hi' operand."))
+                }
+                _ => {}
+            }
+        }
+        "nvvm.barrier" => {
+            if let Some(Attribute::DenseArray {
+                values: DenseArrayValues::Int(seg),
+                ..
+            }) = attr(m, id, "operandSegmentSizes")
+            {
+                if seg.len() == 3 {
+                    let (bid, nthreads, pred) = (seg[0] > 0, seg[1] > 0, seg[2] > 0);
+                    let op_ = attr(m, id, "reductionOp").is_some();
+                    if nthreads && !bid {
+                        return Err(
+                            "barrier id is missing, it should be set between 0 to 15".into()
+                        );
+                    }
+                    if bid && (op_ || pred) {
+                        return Err("reduction are only available when id is 0".into());
+                    }
+                    if op_ != pred {
+                        return Err("reduction predicate and reduction operation must be specified together".into());
+                    }
+                }
+            }
+        }
+        "nvvm.fence.proxy" => {
+            let kind = enum_of(m, id, "kind");
+            let space = attr(m, id, "space").is_some();
+            if kind == Some("generic") {
+                return Err("generic proxy not a supported proxy kind".into());
+            }
+            if kind == Some("tensormap") {
+                return Err("tensormap proxy is not a supported proxy kind".into());
+            }
+            if kind == Some("async.shared") && !space {
+                return Err("async_shared fence requires space attribute".into());
+            }
+            if kind.is_some() && kind != Some("async.shared") && space {
+                return Err("only async_shared fence can have space attribute".into());
+            }
+        }
+        "nvvm.fence.proxy.acquire" | "nvvm.fence.proxy.release" => {
+            if enum_of(m, id, "fromProxy").is_some_and(|k| k != "generic") {
+                return Err(
+                    "uni-directional proxies only support generic for from_proxy attribute".into(),
+                );
+            }
+            if enum_of(m, id, "toProxy").is_some_and(|k| k != "tensormap") {
+                return Err(
+                    "uni-directional proxies only support tensormap for to_proxy attribute".into(),
+                );
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,824 @@
+//! Verification from the table: counts, segment sizes, type and attribute constraints, and
+//! the C++ rules that read the table's traits.
+
+use super::*;
+
+/// The result count MLIR's ODS definition of `id` asks for, checked for ops whose syntax
+/// memplan writes by hand (their verifiers look at operands and types, and an op written in
+/// generic form can carry any number of results).
+pub(crate) fn verify_result_count(m: &Module, id: OpId) -> Result<(), String> {
+    let d = m.op(id);
+    let Some(op) = ods_of(&d.name) else {
+        return Ok(());
+    };
+    if op.has_trait("AttrSizedResultSegments") {
+        return Ok(());
+    }
+    let nres = m.results(id).len();
+    let fixed = op
+        .results
+        .iter()
+        .filter(|x| x.arity == Arity::Single)
+        .count();
+    let variadic = op.results.len() > fixed;
+    match (fixed, variadic) {
+        (0, false) if nres != 0 => Err("requires zero results".into()),
+        (1, false) if nres != 1 => Err("requires one result".into()),
+        (n, false) if nres != n => Err(format!("requires {n} results, but found {nres}")),
+        (n, true) if nres < n => Err(format!("expected {n} or more results, but found {nres}")),
+        _ => Ok(()),
+    }
+}
+
+pub(crate) fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
+    let d = m.op(id);
+    let Some(op) = ods_of(&d.name) else {
+        return Ok(());
+    };
+    let nops = m.operands(id).len();
+    let fixed = op
+        .operands
+        .iter()
+        .filter(|x| x.arity == Arity::Single)
+        .count();
+    let var = op.operands.len() - fixed;
+    if op.has_trait("AttrSizedOperandSegments") {
+        match d
+            .props
+            .get("operandSegmentSizes")
+            .or_else(|| d.attrs.get("operandSegmentSizes"))
+        {
+            Some(Attribute::DenseArray {
+                values: DenseArrayValues::Int(v),
+                ..
+            }) => {
+                if v.len() != op.operands.len() {
+                    return Err(format!(
+                        "'operandSegmentSizes' attribute for specifying operand segments must have {} elements, but got {}",
+                        op.operands.len(),
+                        v.len()
+                    ));
+                }
+                if v.iter().sum::<i64>() != nops as i64 {
+                    return Err(format!(
+                        "operand count ({nops}) does not match with the total size ({}) specified in attribute 'operandSegmentSizes'",
+                        v.iter().sum::<i64>()
+                    ));
+                }
+            }
+            _ => return Err("requires dense i32 array attribute 'operandSegmentSizes'".into()),
+        }
+    } else if var == 0 && nops != fixed {
+        return Err(format!("expected {fixed} operands, but found {nops}"));
+    } else if var > 0 && nops < fixed {
+        return Err(format!(
+            "expected {fixed} or more operands, but found {nops}"
+        ));
+    }
+    let nres = m.results(id).len();
+    let rfixed = op
+        .results
+        .iter()
+        .filter(|x| x.arity == Arity::Single)
+        .count();
+    let rvar = op.results.len() - rfixed;
+    if !op.has_trait("AttrSizedResultSegments") {
+        if rvar == 0 && nres != rfixed {
+            return Err(format!("requires {rfixed} results, but found {nres}"));
+        }
+        if rvar > 0 && nres < rfixed {
+            return Err(format!(
+                "expected {rfixed} or more results, but found {nres}"
+            ));
+        }
+    }
+    // regions / successors counts
+    let nreg = m.regions(id).len();
+    if !op.regions.iter().any(|r| r.1) && nreg != op.regions.len() {
+        return Err(format!(
+            "requires {} regions, but found {nreg}",
+            op.regions.len()
+        ));
+    }
+    if !op.successors.iter().any(|r| r.1) && d.successors.len() != op.successors.len() {
+        return Err(format!(
+            "requires {} successors, but found {}",
+            op.successors.len(),
+            d.successors.len()
+        ));
+    }
+    // exact buildable types where the split is known
+    let exact_types = |specs: &[ValueSpec],
+                       values: &[ValueId],
+                       seg: &str,
+                       same: &str,
+                       what: &str|
+     -> Result<(), String> {
+        let Some(sz) = group_sizes(specs, values.len(), d.props.get(seg), op.has_trait(same))
+        else {
+            return Ok(());
+        };
+        let mut at = 0;
+        for (spec, k) in specs.iter().zip(sz) {
+            if let Some(t) = spec.ty.exact() {
+                for (j, &v) in values[at..at + k].iter().enumerate() {
+                    if m.value_type(v) != t {
+                        return Err(format!(
+                            "{what} #{} must be {t}, but got '{}'",
+                            at + j,
+                            m.value_type(v)
+                        ));
+                    }
+                }
+            }
+            at += k;
+        }
+        Ok(())
+    };
+    exact_types(
+        &op.operands,
+        m.operands(id),
+        "operandSegmentSizes",
+        "SameVariadicOperandSize",
+        "operand",
+    )?;
+    exact_types(
+        &op.results,
+        m.results(id),
+        "resultSegmentSizes",
+        "SameVariadicResultSize",
+        "result",
+    )?;
+    for spec in &op.attrs {
+        if spec.required
+            && !matches!(spec.kind, AttrKind::Unit | AttrKind::Unsupported)
+            && d.props.get(spec.name).is_none()
+            && d.attrs.get(spec.name).is_none()
+        {
+            return Err(format!("requires attribute '{}'", spec.name));
+        }
+    }
+    if op.has_trait("SameOperandsAndResultType") {
+        let all: Vec<&Type> = m
+            .operands(id)
+            .iter()
+            .chain(m.results(id))
+            .map(|&v| m.value_type(v))
+            .collect();
+        if all.windows(2).any(|w| w[0] != w[1]) {
+            return Err("requires the same type for all operands and results".into());
+        }
+    }
+    if op.has_trait("SameTypeOperands") {
+        let all: Vec<&Type> = m.operands(id).iter().map(|&v| m.value_type(v)).collect();
+        if all.windows(2).any(|w| w[0] != w[1]) {
+            return Err("requires all operands to have the same type".into());
+        }
+    }
+    if op.has_trait("SameOperandsAndResultElementType") {
+        let all: Vec<Type> = m
+            .operands(id)
+            .iter()
+            .chain(m.results(id))
+            .map(|&v| elem_or_self(m.value_type(v)))
+            .collect();
+        if all.windows(2).any(|w| w[0] != w[1]) {
+            return Err("requires the same element type for all operands and results".into());
+        }
+    }
+    // per-group constraints, where the split into groups is known
+    let osz = group_sizes(
+        &op.operands,
+        nops,
+        d.props.get("operandSegmentSizes"),
+        op.has_trait("SameVariadicOperandSize"),
+    );
+    let rsz = group_sizes(
+        &op.results,
+        nres,
+        d.props.get("resultSegmentSizes"),
+        op.has_trait("SameVariadicResultSize"),
+    );
+    let ogroups = osz.as_ref().map(|z| split(m.operands(id), z));
+    let rgroups = rsz.as_ref().map(|z| split(m.results(id), z));
+    for (specs, groups, what) in [
+        (&op.operands, &ogroups, "operand"),
+        (&op.results, &rgroups, "result"),
+    ] {
+        let Some(groups) = groups else { continue };
+        let mut at = 0;
+        for (spec, g) in specs.iter().zip(groups) {
+            for &v in g.iter() {
+                let t = m.value_type(v);
+                if let Some(false) = satisfies(&spec.ty, t) {
+                    return Err(format!(
+                        "{what} #{at} must be {}, but got '{t}'",
+                        constraint_text(&spec.ty)
+                    ));
+                }
+                at += 1;
+            }
+        }
+    }
+    let named = |n: &str| -> Option<Vec<Type>> {
+        if let Some(i) = op.operands.iter().position(|o| o.name == n) {
+            return ogroups
+                .as_ref()
+                .map(|g| g[i].iter().map(|&v| m.value_type(v).clone()).collect());
+        }
+        if let Some(i) = op.results.iter().position(|o| o.name == n) {
+            return rgroups
+                .as_ref()
+                .map(|g| g[i].iter().map(|&v| m.value_type(v).clone()).collect());
+        }
+        None
+    };
+    for (tr, what) in [
+        ("AllTypesMatch", "type"),
+        ("AllElementTypesMatch", "element type"),
+        ("AllShapesMatch", "shape"),
+        ("AllRanksMatch", "rank"),
+    ] {
+        for v in op.trait_values(tr) {
+            let mut tys = Vec::new();
+            for n in v.split('|') {
+                match named(n) {
+                    Some(ts) => tys.extend(ts),
+                    None => {
+                        if let Some(t) = d.props.get(n).and_then(|a| a.typed()) {
+                            tys.push(t);
+                        }
+                    }
+                }
+            }
+            let differ = match what {
+                "type" => tys.windows(2).any(|w| w[0] != w[1]),
+                "element type" => tys
+                    .windows(2)
+                    .any(|w| elem_or_self(&w[0]) != elem_or_self(&w[1])),
+                // ranks / shapes compare only where every type is ranked
+                _ => {
+                    let shapes: Option<Vec<&[i64]>> = tys.iter().map(|t| t.shape()).collect();
+                    shapes.is_some_and(|s| {
+                        s.windows(2).any(|w| {
+                            if what == "rank" {
+                                w[0].len() != w[1].len()
+                            } else {
+                                w[0] != w[1]
+                            }
+                        })
+                    })
+                }
+            };
+            if differ {
+                let names = v.replace('|', ", ");
+                return Err(format!(
+                    "failed to verify that all of {{{names}}} have same {what}"
+                ));
+            }
+        }
+    }
+    for v in op.trait_values("TypesMatchWith") {
+        let mut it = v.split('|');
+        let (Some(from), Some(to), Some(how)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        let (Some(f), Some(t)) = (named(from), named(to)) else {
+            continue;
+        };
+        let (Some(f), Some(t)) = (f.first(), t.first()) else {
+            continue;
+        };
+        if how == "elem" && f.element_type().is_none() {
+            continue;
+        }
+        let Some(want) = transform(how, f) else {
+            continue;
+        };
+        if &want != t {
+            return Err(format!(
+                "failed to verify that type of '{to}' matches what '{from}' requires ('{want}')"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A `TypesMatchWith` transformer the table models: `same`, `elem` (element type or self),
+/// `i1shape` (i1 with the shape of the input).
+pub(super) fn transform(how: &str, t: &Type) -> Option<Type> {
+    Some(match how {
+        "same" => t.clone(),
+        "elem" => elem_or_self(t),
+        "i1shape" => match t.kind() {
+            TypeKind::Vector {
+                shape, scalable, ..
+            } => Type::new(TypeKind::Vector {
+                shape: shape.clone(),
+                scalable: scalable.clone(),
+                elem: Type::int(1),
+            }),
+            TypeKind::RankedTensor { shape, .. } => Type::new(TypeKind::RankedTensor {
+                shape: shape.clone(),
+                elem: Type::int(1),
+                encoding: None,
+            }),
+            TypeKind::UnrankedTensor { .. } => {
+                Type::new(TypeKind::UnrankedTensor { elem: Type::int(1) })
+            }
+            _ => Type::int(1),
+        },
+        _ => return None,
+    })
+}
+
+/// LLVM dialect-compatible types (`LLVM::isCompatibleType`), leaning permissive on floats.
+pub(super) fn llvm_compatible(t: &Type) -> bool {
+    match t.kind() {
+        TypeKind::Integer { signedness, .. } => *signedness == Signedness::Signless,
+        TypeKind::Float(_) => true,
+        TypeKind::Vector { elem, .. } => llvm_compatible(elem),
+        TypeKind::Opaque(s) => s.starts_with("!llvm."),
+        _ => false,
+    }
+}
+
+pub(super) fn elem_or_self(t: &Type) -> Type {
+    t.element_type().cloned().unwrap_or_else(|| t.clone())
+}
+
+pub(super) fn constraint_text(c: &TypeC) -> String {
+    match c {
+        TypeC::Exact(t) => t.to_string(),
+        TypeC::Dialect(p, None) => format!("{p} type"),
+        TypeC::Dialect(_, Some(t)) => t.to_string(),
+        TypeC::Other(n) => n.replace('_', " "),
+    }
+}
+
+/// Whether `t` satisfies a constraint memplan knows; `None` for constraints it does not check.
+pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
+    let k = t.kind();
+    let opaque = |pre: &str| matches!(k, TypeKind::Opaque(s) if s == pre || s.starts_with(&format!("{pre}<")));
+    let signless_int = |t: &Type| {
+        matches!(
+            t.kind(),
+            TypeKind::Integer {
+                signedness: Signedness::Signless,
+                ..
+            }
+        )
+    };
+    let shaped_elem = || match k {
+        TypeKind::Vector { elem, .. }
+        | TypeKind::RankedTensor { elem, .. }
+        | TypeKind::UnrankedTensor { elem } => Some(elem.clone()),
+        _ => None,
+    };
+    let like = |f: &dyn Fn(&Type) -> bool| f(t) || shaped_elem().is_some_and(|e| f(&e));
+    Some(match c {
+        TypeC::Exact(x) => x == t,
+        TypeC::Dialect(_, Some(x)) => x == t,
+        TypeC::Dialect(p, None) => opaque(p),
+        TypeC::Other(n) => match *n {
+            "AnyType" | "any" => true,
+            "LLVM_Type" => llvm_compatible(t),
+            "LLVM_AnyPointer" => opaque("!llvm.ptr"),
+            "AnyMemRef" => matches!(k, TypeKind::MemRef { .. }),
+            "AnyRankedOrUnrankedMemRef" => {
+                matches!(k, TypeKind::MemRef { .. } | TypeKind::UnrankedMemRef { .. })
+            }
+            "AnyRankedTensor" => matches!(k, TypeKind::RankedTensor { .. }),
+            "AnyTensor" => matches!(
+                k,
+                TypeKind::RankedTensor { .. } | TypeKind::UnrankedTensor { .. }
+            ),
+            "AnyVectorOfAnyRank" => matches!(k, TypeKind::Vector { .. }),
+            "AnyVectorOfNonZeroRank" => {
+                matches!(k, TypeKind::Vector { shape, .. } if !shape.is_empty())
+            }
+            "AnyShaped" => matches!(
+                k,
+                TypeKind::Vector { .. }
+                    | TypeKind::RankedTensor { .. }
+                    | TypeKind::UnrankedTensor { .. }
+                    | TypeKind::MemRef { .. }
+                    | TypeKind::UnrankedMemRef { .. }
+            ),
+            "AnySignlessInteger" => signless_int(t),
+            "AnyInteger" => t.is_integer(),
+            "AnySignlessIntegerOrIndex" => signless_int(t) || t.is_index(),
+            "AnyFloat" => t.is_float(),
+            "SignlessIntegerOrIndexLike" => like(&|e: &Type| signless_int(e) || e.is_index()),
+            "SignlessIntegerLike" => like(&signless_int),
+            "FloatLike" => like(&|e: &Type| e.is_float()),
+            "BoolLike" => like(&|e: &Type| e == &Type::int(1)),
+            _ => return None,
+        },
+    })
+}
+
+// ===== C++ verifier rules =====
+
+/// Checks that MLIR states in C++ (`verify()` methods, `PredOpTrait`s) rather than in
+/// the table's constraints: the table's `ElemSame` predicates, for every table op (hand-written
+/// ones included), and the rules below, each as MLIR 22 checks it. Run by the verifier after an
+/// op's own checks; ops outside the table pass.
+pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
+    let d = m.op(id);
+    let Some(op) = ods_of(&d.name) else {
+        return Ok(());
+    };
+    let ops = m.operands(id);
+    let rs = m.results(id);
+    for v in op.trait_values("ElemSame") {
+        let mut it = v.split('|');
+        let (Some(a), Some(b), Some(why)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        let pick = |x: &str| -> Option<Type> {
+            let (kind, idx) = x.split_at(1);
+            let idx: usize = idx.parse().ok()?;
+            let v = if kind == "r" {
+                rs.get(idx)
+            } else {
+                ops.get(idx)
+            };
+            v.map(|&v| elem_or_self(m.value_type(v)))
+        };
+        if let (Some(x), Some(y)) = (pick(a), pick(b)) {
+            if x != y {
+                return Err(format!("failed to verify that {}", why.replace('+', " ")));
+            }
+        }
+    }
+    for spec in op.attrs.iter().filter(|a| !a.confine.is_empty()) {
+        let Some(Attribute::Integer { value, .. }) =
+            d.props.get(spec.name).or_else(|| d.attrs.get(spec.name))
+        else {
+            continue;
+        };
+        for c in spec.confine.split(',') {
+            let (ok, what) = match c.split_once('=') {
+                Some(("min", n)) => (
+                    n.parse().is_ok_and(|n: i128| *value >= n),
+                    format!("whose minimum value is {n}"),
+                ),
+                Some(("max", n)) => (
+                    n.parse().is_ok_and(|n: i128| *value <= n),
+                    format!("whose maximum value is {n}"),
+                ),
+                _ => match c {
+                    "pos" => (*value > 0, "whose value is positive".to_string()),
+                    "nonneg" => (*value >= 0, "whose value is non-negative".to_string()),
+                    "pow2" => (
+                        *value > 0 && (*value & (*value - 1)) == 0,
+                        "whose value is a power of two > 0".to_string(),
+                    ),
+                    _ => (true, String::new()),
+                },
+            };
+            if !ok {
+                return Err(format!(
+                    "attribute '{}' failed to satisfy constraint: integer attribute {what}",
+                    spec.name
+                ));
+            }
+        }
+    }
+    let ty = |v: &ValueId| m.value_type(*v);
+    let rank_of = |v: &ValueId| match ty(v).kind() {
+        TypeKind::MemRef { shape, .. } => Some(shape.len()),
+        _ => None,
+    };
+    let elem_of_memref = |t: &Type| match t.kind() {
+        TypeKind::MemRef { elem, .. } | TypeKind::UnrankedMemRef { elem, .. } => Some(elem.clone()),
+        _ => None,
+    };
+    // vector loads/stores: a scalar memref element type equals the vector's element type
+    let vec_vs_base = |value: Option<&ValueId>, base: Option<&ValueId>, msg: &str| {
+        let (Some(v), Some(b)) = (value, base) else {
+            return Ok(());
+        };
+        let Some(be) = elem_of_memref(ty(b)) else {
+            return Ok(());
+        };
+        if matches!(be.kind(), TypeKind::Vector { .. }) {
+            return Ok(());
+        }
+        match ty(v).kind() {
+            TypeKind::Vector { elem, .. } if *elem != be => Err(msg.to_string()),
+            _ => Ok(()),
+        }
+    };
+    // vector loads/stores: one index per memref dimension
+    let index_count = |base: Option<&ValueId>, n: usize| match base.and_then(rank_of) {
+        Some(r) if r != n => Err(format!("requires {r} indices")),
+        _ => Ok(()),
+    };
+    match op.name {
+        "gpu.subgroup_mma_load_matrix"
+        | "gpu.subgroup_mma_store_matrix"
+        | "gpu.subgroup_mma_compute" => crate::dialects::gpu::verify_subgroup_mma(m, id)?,
+        "gpu.dynamic_shared_memory" => crate::dialects::gpu::verify_dynamic_shared_memory(m, id)?,
+        n if n.starts_with("nvgpu.") => crate::dialects::nvgpu::verify(m, id)?,
+        "vector.load" => index_count(ops.first(), ops.len().saturating_sub(1))?,
+        "vector.store" => index_count(ops.get(1), ops.len().saturating_sub(2))?,
+        "vector.maskedload" | "vector.maskedstore" => {
+            index_count(ops.first(), ops.len().saturating_sub(3))?
+        }
+        _ => {}
+    }
+    if op.name.starts_with("amdgpu.raw_buffer_") {
+        let osz = group_sizes(
+            &op.operands,
+            ops.len(),
+            d.props.get("operandSegmentSizes"),
+            false,
+        );
+        let mem = op.operands.iter().position(|o| o.name == "memref");
+        let idx = op.operands.iter().position(|o| o.name == "indices");
+        if let (Some(z), Some(mi), Some(ii)) = (osz, mem, idx) {
+            let g = split(ops, &z);
+            if let (Some(v), n) = (g[mi].first(), g[ii].len()) {
+                if let Some(r) = rank_of(v) {
+                    if r != n {
+                        return Err(format!("Expected {r} indices to memref"));
+                    }
+                }
+            }
+        }
+    }
+    let vec_rank = |v: &ValueId| match ty(v).kind() {
+        TypeKind::Vector { shape, .. } => Some(shape.len()),
+        _ => None,
+    };
+    let tensor_shape = |v: &ValueId| match ty(v).kind() {
+        TypeKind::RankedTensor { shape, .. } => Some(shape.clone()),
+        _ => None,
+    };
+    match op.name {
+        "vector.create_mask"
+            if rs
+                .first()
+                .and_then(vec_rank)
+                .is_some_and(|r| r != ops.len()) =>
+        {
+            return Err("must specify an operand for each result vector dimension".into());
+        }
+        "vector.constant_mask" => {
+            let n = dense_ints(
+                d.props
+                    .get("mask_dim_sizes")
+                    .or_else(|| d.attrs.get("mask_dim_sizes")),
+            )
+            .map(|v| v.len());
+            if let (Some(r), Some(n)) = (rs.first().and_then(vec_rank), n) {
+                if r != n {
+                    return Err("must specify array attr of size equal vector result rank".into());
+                }
+            }
+        }
+        "tensor.concat" => {
+            if ops.is_empty() {
+                return Err("requires at least one input".into());
+            }
+            if let Some(rank) = rs.first().and_then(tensor_shape).map(|s| s.len()) {
+                if ops
+                    .iter()
+                    .any(|v| tensor_shape(v).is_some_and(|s| s.len() != rank))
+                {
+                    return Err("rank of concatenated inputs must match result rank".into());
+                }
+                let dim = d.props.get("dim").or_else(|| d.attrs.get("dim"));
+                if let Some(Attribute::Integer { value, .. }) = dim {
+                    if *value < 0 || *value >= rank as i128 {
+                        return Err("concatenation dim must be less than the tensor rank".into());
+                    }
+                }
+            }
+        }
+        "tensor.splat" => {
+            if let Some(shape) = rs.first().and_then(tensor_shape) {
+                let want = shape
+                    .iter()
+                    .filter(|&&x| x == crate::types::DYNAMIC)
+                    .count();
+                let has = ops.len().saturating_sub(1);
+                if has != want {
+                    return Err(format!(
+                        "incorrect number of dynamic sizes, has {has}, expected {want}"
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    match op.name {
+        "llvm.zext" | "llvm.sext" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                let shape = |t: &Type| match t.kind() {
+                    TypeKind::Vector {
+                        shape, scalable, ..
+                    } => Some((shape.clone(), scalable.clone())),
+                    _ => None,
+                };
+                match (shape(a), shape(r)) {
+                    (Some(_), None) => {
+                        return Err("input type is a vector but output type is an integer".into())
+                    }
+                    (None, Some(_)) => {
+                        return Err("input type is an integer but output type is a vector".into())
+                    }
+                    (Some(x), Some(y)) if x != y => {
+                        return Err("input and output vectors are of incompatible shape".into())
+                    }
+                    _ => {}
+                }
+                let width = |t: &Type| match elem_or_self(t).kind() {
+                    TypeKind::Integer { width, .. } => Some(*width),
+                    _ => None,
+                };
+                if let (Some(x), Some(y)) = (width(a), width(r)) {
+                    if y <= x {
+                        return Err("integer width of the output type is smaller or equal to the integer width of the input type".into());
+                    }
+                }
+            }
+        }
+        "nvvm.fence.sync_restrict" | "nvvm.fence.proxy.sync_restrict" => {
+            if let Some(Attribute::Opaque(t)) =
+                d.props.get("order").or_else(|| d.attrs.get("order"))
+            {
+                if !(t.contains("<acquire>") || t.contains("<release>")) {
+                    return Err("only acquire and release semantics are supported".into());
+                }
+            }
+        }
+        "memref.distinct_objects" => {
+            if ops.is_empty() {
+                return Err("expected at least one operand".into());
+            }
+            let a: Vec<&Type> = ops.iter().map(ty).collect();
+            let b: Vec<&Type> = rs.iter().map(ty).collect();
+            if a != b {
+                return Err("operand types and result types must match".into());
+            }
+        }
+        "vector.to_elements" => {
+            if let Some(TypeKind::Vector { shape, elem, .. }) = ops.first().map(|v| ty(v).kind()) {
+                let n: i64 = shape.iter().product();
+                if rs.len() as i64 != n || rs.iter().any(|r| ty(r) != elem) {
+                    return Err("failed to verify that shaped type 'source' matches 'elements' element count and types".into());
+                }
+            }
+        }
+        "vector.store" => vec_vs_base(
+            ops.first(),
+            ops.get(1),
+            "base and valueToStore element type should match",
+        )?,
+        "vector.load" => vec_vs_base(
+            rs.first(),
+            ops.first(),
+            "base and result element types should match",
+        )?,
+        "vector.maskedload" => vec_vs_base(
+            rs.first(),
+            ops.first(),
+            "base and result element type should match",
+        )?,
+        "vector.maskedstore" => vec_vs_base(
+            ops.last(),
+            ops.first(),
+            "base and valueToStore element type should match",
+        )?,
+        "vector.interleave" | "vector.deinterleave" => {
+            let trailing = |t: &Type| match t.kind() {
+                TypeKind::Vector { shape, .. } => Some(shape.last().copied().unwrap_or(1)),
+                _ => None,
+            };
+            let (Some(a), Some(r)) = (ops.first(), rs.first()) else {
+                return Ok(());
+            };
+            let (Some(x), Some(y)) = (trailing(ty(a)), trailing(ty(r))) else {
+                return Ok(());
+            };
+            if op.name == "vector.interleave" && y != 2 * x {
+                return Err(
+                    "failed to verify that type of 'result' is double the width of the inputs"
+                        .into(),
+                );
+            }
+            if op.name == "vector.deinterleave" {
+                if x % 2 != 0 {
+                    return Err("failed to verify that the trailing dimension of the source vector has an even number of elements".into());
+                }
+                if y * 2 != x {
+                    return Err("failed to verify that the trailing dimension of the results is half the width of source trailing dimension".into());
+                }
+            }
+        }
+        "index.casts" | "index.castu" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                if !((a.is_index() && r.is_integer()) || (a.is_integer() && r.is_index())) {
+                    return Err(format!(
+                        "operand type '{a}' and result type '{r}' are cast incompatible"
+                    ));
+                }
+            }
+        }
+        "memref.memory_space_cast" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                let (a, r) = (ty(a), ty(r));
+                let ok = match (a.kind(), r.kind()) {
+                    (
+                        TypeKind::MemRef {
+                            shape: s1,
+                            elem: e1,
+                            layout: l1,
+                            ..
+                        },
+                        TypeKind::MemRef {
+                            shape: s2,
+                            elem: e2,
+                            layout: l2,
+                            ..
+                        },
+                    ) => s1 == s2 && e1 == e2 && l1 == l2,
+                    (
+                        TypeKind::UnrankedMemRef { elem: e1, .. },
+                        TypeKind::UnrankedMemRef { elem: e2, .. },
+                    ) => e1 == e2,
+                    _ => false,
+                };
+                if !ok {
+                    return Err(format!(
+                        "operand type '{a}' and result type '{r}' are cast incompatible"
+                    ));
+                }
+            }
+        }
+        "async.await" => {
+            if let Some(a) = ops.first() {
+                if let TypeKind::Opaque(t) = ty(a).kind() {
+                    if t == "!async.token" && !rs.is_empty() {
+                        return Err("awaiting on a token must have empty result".into());
+                    }
+                    if let Some(inner) = t
+                        .strip_prefix("!async.value<")
+                        .and_then(|x| x.strip_suffix('>'))
+                    {
+                        if let [r] = rs {
+                            if ty(r).to_string() != inner.trim() {
+                                return Err(format!(
+                                    "result type '{}' does not match async value type '{}'",
+                                    ty(r),
+                                    inner.trim()
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        "amdgpu.permlane_swap" => {
+            if let Some(Attribute::Integer { value, .. }) = d
+                .props
+                .get("row_length")
+                .or_else(|| d.attrs.get("row_length"))
+            {
+                if *value != 16 && *value != 32 {
+                    return Err("row_length attribute must either be 16 or 32.".into());
+                }
+            }
+        }
+        "nvvm.setmaxregister" => {
+            if let Some(Attribute::Integer { value, .. }) =
+                d.props.get("regCount").or_else(|| d.attrs.get("regCount"))
+            {
+                if value % 8 != 0 {
+                    return Err("new register size must be multiple of 8".into());
+                }
+                if !(24..=256).contains(value) {
+                    return Err("new register size must be in between 24 to 256".into());
+                }
+            }
+        }
+        "llvm.comdat_selector" => {
+            let table_parent = m
+                .parent_op(id)
+                .map(|p| m.op(p).name.as_str())
+                .is_some_and(|n| {
+                    n == "builtin.module" || ods_of(n).is_some_and(|o| o.has_trait("SymbolTable"))
+                });
+            if !table_parent {
+                return Err("symbol's parent must have the SymbolTable trait".into());
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
