@@ -12,29 +12,8 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use support::oracle;
-
-fn memplan(bin: &Path, args: &[&str], input: &Path, out: &Path) -> Result<(), String> {
-    let st = Command::new(bin)
-        .arg("opt")
-        .arg(input)
-        .args(args)
-        .arg("-o")
-        .arg(out)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if st.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "memplan opt {} {args:?} failed: {}",
-            input.display(),
-            String::from_utf8_lossy(&st.stderr)
-        ))
-    }
-}
 
 /// Sum of the byte sizes of the arenas merge-alloc created (`%arena... : memref<Nxi8...>`).
 fn arena_bytes(text: &str) -> u64 {
@@ -53,10 +32,10 @@ fn check_marked(bin: &Path, file: &Path, dir: &Path) -> Result<(u64, u64), Strin
     let merged = dir.join(format!("{stem}.merged.mlir"));
     let merged_plain = dir.join(format!("{stem}.merged.plain.mlir"));
     let baseline = dir.join(format!("{stem}.baseline.mlir"));
-    memplan(bin, &["--strip-lifetime-markers"], file, &plain)?;
-    memplan(bin, &["--merge-alloc"], file, &merged)?;
-    memplan(bin, &["--strip-lifetime-markers"], &merged, &merged_plain)?;
-    memplan(bin, &["--merge-alloc"], &plain, &baseline)?;
+    oracle::memplan_opt(bin, file, &["--strip-lifetime-markers"], &plain)?;
+    oracle::memplan_opt(bin, file, &["--merge-alloc"], &merged)?;
+    oracle::memplan_opt(bin, &merged, &["--strip-lifetime-markers"], &merged_plain)?;
+    oracle::memplan_opt(bin, &plain, &["--merge-alloc"], &baseline)?;
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| e.to_string());
     let with = arena_bytes(&read(&merged)?);
     let without = arena_bytes(&read(&baseline)?);

@@ -13,38 +13,18 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use support::oracle;
 
-fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{cmd}: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "{cmd} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .take(4)
-                .collect::<Vec<_>>()
-                .join(" | ")
-        ))
-    }
-}
-
 fn generic(file: &Path) -> Result<String, String> {
-    run(
+    oracle::tool(
         oracle::MLIR_OPT,
         &["--mlir-print-op-generic", &file.to_string_lossy()],
     )
 }
 
 fn round_trip(bin: &Path, file: &Path, out: &Path, translate: bool) -> Result<(), String> {
-    run(
+    oracle::tool(
         &bin.to_string_lossy(),
         &["opt", &file.to_string_lossy(), "-o", &out.to_string_lossy()],
     )
@@ -62,7 +42,7 @@ fn round_trip(bin: &Path, file: &Path, out: &Path, translate: bool) -> Result<()
         return Err(format!("generic prints differ:\n{}", diff.join("\n")));
     }
     if translate {
-        run(
+        oracle::tool(
             "mlir-translate-22",
             &[
                 "--mlir-to-llvmir",
@@ -141,7 +121,7 @@ fn lowered_real_pipelines_round_trip() {
         let fs = f.to_string_lossy();
         let bs = b.to_string_lossy();
         let ls = l.to_string_lossy();
-        let bufferize = run(
+        let bufferize = oracle::tool(
             oracle::MLIR_OPT,
             &[
                 &fs,
@@ -156,7 +136,7 @@ fn lowered_real_pipelines_round_trip() {
         let mut args: Vec<&str> = vec![&bs];
         args.extend(LOWER);
         args.extend(["-o", &ls]);
-        if let Err(e) = bufferize.and_then(|_| run(oracle::MLIR_OPT, &args)) {
+        if let Err(e) = bufferize.and_then(|_| oracle::tool(oracle::MLIR_OPT, &args)) {
             // Not memplan's business: the reference pipeline itself fails on this program.
             eprintln!("{stem}: skipped, mlir-opt-22 cannot lower it: {e}");
             continue;

@@ -46,45 +46,6 @@ fn parse(text: &str) -> Result<Module, String> {
     parse_module(text, &reg, ParseOptions::default()).map_err(|d| d.message)
 }
 
-fn memplan(bin: &Path, input: &Path, args: &[&str], out: &Path) -> Result<(), String> {
-    let st = Command::new(bin)
-        .arg("opt")
-        .arg(input)
-        .args(args)
-        .arg("-o")
-        .arg(out)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if st.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "memplan opt {args:?} failed ({:?}): {}",
-            st.status.code(),
-            String::from_utf8_lossy(&st.stderr)
-        ))
-    }
-}
-
-fn tool(cmd: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{cmd}: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "{cmd} {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .take(4)
-                .collect::<Vec<_>>()
-                .join(" | ")
-        ))
-    }
-}
-
 // ------------------------------------------------------------------ memref-level checker
 
 /// The ancestor of `op` (itself included) in block `b`.
@@ -466,12 +427,12 @@ fn frame(file: &Path, dir: &Path, tag: &str) -> Result<Option<u64>, String> {
     }
     let ll = dir.join(format!("{tag}.ll"));
     let obj = dir.join(format!("{tag}.o"));
-    let text = tool(
+    let text = oracle::tool(
         "mlir-translate-22",
         &["--mlir-to-llvmir", &file.to_string_lossy()],
     )?;
     std::fs::write(&ll, text).map_err(|e| e.to_string())?;
-    tool(
+    oracle::tool(
         "llc-22",
         &[
             "-O2",
@@ -482,7 +443,7 @@ fn frame(file: &Path, dir: &Path, tag: &str) -> Result<Option<u64>, String> {
             &obj.to_string_lossy(),
         ],
     )?;
-    let sizes = tool(
+    let sizes = oracle::tool(
         "llvm-readobj-22",
         &["--stack-sizes", &obj.to_string_lossy()],
     )?;
@@ -526,14 +487,14 @@ fn check_seed(bin: &Path, seed: u64, dir: &Path, tot: &mut Totals) -> Result<(),
 
     // Memref level.
     let ins = dir.join(format!("s{seed}.ins.mlir"));
-    memplan(bin, &src, &["--insert-lifetime-markers"], &ins)?;
-    memplan(
+    oracle::memplan_opt(bin, &src, &["--insert-lifetime-markers"], &ins)?;
+    oracle::memplan_opt(
         bin,
         &ins,
         &["--verify-lifetime-markers"],
         &dir.join("verified.mlir"),
     )?;
-    tool(
+    oracle::tool(
         oracle::MLIR_OPT,
         &["--allow-unregistered-dialect", &ins.to_string_lossy()],
     )
@@ -542,7 +503,7 @@ fn check_seed(bin: &Path, seed: u64, dir: &Path, tot: &mut Totals) -> Result<(),
     let mm = parse(&ins_text)?;
     let memref_marked = check_lifelines(&mm).map_err(|e| format!("memref markers: {e}"))?;
     let stripped = dir.join(format!("s{seed}.strip.mlir"));
-    memplan(bin, &ins, &["--strip-lifetime-markers"], &stripped)?;
+    oracle::memplan_opt(bin, &ins, &["--strip-lifetime-markers"], &stripped)?;
     let after = oracle::run(&stripped).map_err(|e| format!("stripped does not run: {e}"))?;
     if after != reference {
         return Err("values changed after insert + strip".into());
@@ -555,9 +516,9 @@ fn check_seed(bin: &Path, seed: u64, dir: &Path, tot: &mut Totals) -> Result<(),
     args.push("-o".into());
     args.push(lowered.to_string_lossy().into_owned());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    tool(oracle::MLIR_OPT, &args)?;
+    oracle::tool(oracle::MLIR_OPT, &args)?;
     let marked = dir.join(format!("s{seed}.llvm.marked.mlir"));
-    memplan(bin, &lowered, &["--llvm-lifetime-markers"], &marked)?;
+    oracle::memplan_opt(bin, &lowered, &["--llvm-lifetime-markers"], &marked)?;
     let mtext = std::fs::read_to_string(&marked).map_err(|e| e.to_string())?;
     let lm = parse(&mtext)?;
     let llvm_marked = check_llvm(&lm).map_err(|e| format!("llvm markers: {e}"))?;
@@ -636,7 +597,7 @@ fn checkers_reject_broken_markers() {
     let src = dir.join("p.mlir");
     std::fs::write(&src, &p.text).expect("write");
     let ins = dir.join("p.ins.mlir");
-    memplan(&bin, &src, &["--insert-lifetime-markers"], &ins).expect("insert");
+    oracle::memplan_opt(&bin, &src, &["--insert-lifetime-markers"], &ins).expect("insert");
     let mut m = parse(&std::fs::read_to_string(&ins).expect("read")).expect("parse");
     assert!(check_lifelines(&m).expect("clean") > 0, "nothing marked");
     // Move each end right after its start: uses now follow the end.
@@ -666,9 +627,9 @@ fn checkers_reject_broken_markers() {
     args.push("-o".into());
     args.push(lowered.to_string_lossy().into_owned());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    tool(oracle::MLIR_OPT, &args).expect("lower");
+    oracle::tool(oracle::MLIR_OPT, &args).expect("lower");
     let marked = dir.join("p.marked.mlir");
-    memplan(&bin, &lowered, &["--llvm-lifetime-markers"], &marked).expect("mark");
+    oracle::memplan_opt(&bin, &lowered, &["--llvm-lifetime-markers"], &marked).expect("mark");
     let mut lm = parse(&std::fs::read_to_string(&marked).expect("read")).expect("parse");
     assert!(check_llvm(&lm).expect("clean") > 0, "no LLVM slot marked");
     let starts: Vec<OpId> = lm

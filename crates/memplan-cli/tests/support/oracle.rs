@@ -196,3 +196,46 @@ timeout -s KILL "$T" "$RUNNER" "$f" -e main -entry-point-result=void -shared-lib
         ))
     }
 }
+
+/// Runs `cmd args`; its stdout on success, otherwise the command and the first lines of its
+/// stderr.
+pub fn tool(cmd: &str, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{cmd}: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "{cmd} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .take(4)
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ))
+    }
+}
+
+/// `BIN opt INPUT ARGS -o OUT`: the memplan binary under test rewrites `input` into `out`.
+pub fn memplan_opt(bin: &Path, input: &Path, args: &[&str], out: &Path) -> Result<(), String> {
+    let st = Command::new(bin)
+        .arg("opt")
+        .arg(input)
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if st.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "memplan opt {} {args:?} failed ({:?}): {}",
+            input.display(),
+            st.status.code(),
+            String::from_utf8_lossy(&st.stderr)
+        ))
+    }
+}
