@@ -183,6 +183,12 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
             .unwrap_or(0),
     );
 
+    // Pairwise co-live buffers are pairwise apart: with holes in lifetimes the
+    // heaviest such set can outweigh every section (mid-size problems only).
+    if let Some(p) = &search.pairs {
+        lo = lo.max(p.clique_bound());
+    }
+
     let base = (2 * model.n() as u64).max(256);
     let mut round = 0u32;
 

@@ -53,6 +53,106 @@ fn bits(mut w: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// A disjunctive resource of the offset axis: movable buffers that are pairwise
+/// co-live (so pairwise disjoint in bytes in every plan), and the byte runs of
+/// the fixed blocks co-live with every one of them, merged, as `(offset, size)`
+/// (each member avoids all of them).
+///
+/// Every time section's buffers form one, but with holes in lifetimes buffers
+/// can be pairwise co-live without sharing a tick (`a` live in `[0, 1)` and
+/// `[4, 5)`, `b` in `[0, 3)`, `c` in `[2, 5)`: at most two at any tick, yet all
+/// three must be apart in bytes): the maximal
+/// cliques of the co-live graph are the strongest such sets, and their total
+/// sizes can exceed every section's load.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Resource {
+    mask: u64,
+    fixed: Vec<(u64, u64)>,
+}
+
+/// At most this many maximal cliques are listed (beyond it the sections and the
+/// cliques listed so far are used: each is sound on its own).
+const MAX_CLIQUES: usize = 1024;
+
+/// Bron-Kerbosch steps allowed for listing the maximal cliques.
+const CLIQUE_STEPS: u32 = 50_000;
+
+/// Lists maximal cliques of the graph `adj` (bitsets) containing `r`, with
+/// candidates `p` and excluded vertices `x` (Bron-Kerbosch with pivoting).
+fn cliques(adj: &[u64], r: u64, mut p: u64, mut x: u64, out: &mut Vec<u64>, steps: &mut u32) {
+    if p == 0 {
+        if x == 0 {
+            out.push(r);
+        }
+        return;
+    }
+    if *steps == 0 || out.len() >= MAX_CLIQUES {
+        return;
+    }
+    *steps -= 1;
+    // The pivot leaves the fewest branches: the vertex with most candidates as neighbours.
+    let u = bits(p | x)
+        .max_by_key(|&u| ((p & adj[u]).count_ones(), std::cmp::Reverse(u)))
+        .unwrap_or(0);
+    for v in bits(p & !adj[u]) {
+        cliques(adj, r | 1 << v, p & adj[v], x & adj[v], out, steps);
+        p &= !(1 << v);
+        x |= 1 << v;
+    }
+}
+
+/// The disjunctive resources of `m`: its time sections and the maximal cliques
+/// of its co-live graph, each with its fixed runs, dropping any whose members
+/// are a subset of another's with the same fixed runs (fewer members mean the
+/// same or more fixed blocks, so only then is it dominated).
+fn resources(m: &Model, colive: &[u64]) -> Vec<Resource> {
+    let n = colive.len();
+    let mut masks: Vec<u64> = (0..m.nsec)
+        .map(|t| m.members.row(t).iter().fold(0u64, |w, &q| w | 1 << q))
+        .collect();
+    let all = if n == 64 { !0 } else { (1u64 << n) - 1 };
+    let mut steps = CLIQUE_STEPS;
+    cliques(colive, 0, all, 0, &mut masks, &mut steps);
+    let mut res: Vec<Resource> = masks
+        .into_iter()
+        .filter(|&w| w != 0)
+        .map(|w| {
+            let mut blocks: Vec<(u64, u64)> = m
+                .fixed_colive
+                .iter()
+                .filter(|&&(_, _, c)| c & w == w)
+                .map(|&(o, s, _)| (o, o.saturating_add(s)))
+                .collect();
+            blocks.sort_unstable();
+            let mut runs: Vec<(u64, u64)> = Vec::new();
+            for (lo, hi) in blocks {
+                match runs.last_mut() {
+                    Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+                    _ => runs.push((lo, hi)),
+                }
+            }
+            Resource {
+                mask: w,
+                fixed: runs.into_iter().map(|(lo, hi)| (lo, hi - lo)).collect(),
+            }
+        })
+        .filter(|r| r.mask.count_ones() >= 2 || !r.fixed.is_empty())
+        .collect();
+    res.sort_unstable();
+    res.dedup();
+    let keep: Vec<bool> = res
+        .iter()
+        .map(|a| {
+            !res.iter()
+                .any(|b| b.mask != a.mask && a.mask & !b.mask == 0 && b.fixed == a.fixed)
+        })
+        .collect();
+    res.into_iter()
+        .zip(keep)
+        .filter_map(|(r, k)| k.then_some(r))
+        .collect()
+}
+
 /// One open node: its state is `states[depth]`; it branches on `pair` (first
 /// `pair.0` below `pair.1`, then the other way).
 #[derive(Clone, Copy)]
@@ -70,10 +170,12 @@ pub(crate) struct PairSearch<'m> {
     colive: Vec<u64>,
     /// Twin pairs `(i, j)`, `i < j`, consecutive in their class.
     twins: Vec<(u32, u32)>,
-    /// Sections whose buffers and fixed blocks are no subset of another's.
-    secs: Vec<usize>,
-    /// Per buffer, the sections of `secs` it lives in, with their member sets.
+    /// The disjunctive resources (see [`Resource`]), none dominated by another.
+    res: Vec<Resource>,
+    /// Per buffer, the resources it belongs to, with their member sets.
     bsecs: Vec<Vec<(usize, u64)>>,
+    /// The heaviest resource's total size: a lower bound on every plan's peak.
+    clique_bound: u64,
     /// Node states, `4 n` words per depth: est, lst, above, below.
     states: Vec<u64>,
     stack: Vec<Frame>,
@@ -116,36 +218,30 @@ impl<'m> PairSearch<'m> {
                 twins.push((i as u32, j as u32));
             }
         }
-        let mask: Vec<u64> = (0..m.nsec)
-            .map(|t| m.members.row(t).iter().fold(0u64, |w, &q| w | 1 << q))
-            .collect();
-        let sub = |a: usize, b: usize| {
-            mask[a] & !mask[b] == 0
-                && m.sec_fixed
-                    .row(a)
-                    .iter()
-                    .all(|f| m.sec_fixed.row(b).contains(f))
-        };
-        let secs = (0..m.nsec)
-            .filter(|&t| mask[t].count_ones() >= 2 || !m.sec_fixed.row(t).is_empty())
-            .filter(|&t| !(0..m.nsec).any(|u| u != t && sub(t, u) && (!sub(u, t) || u < t)))
-            .collect::<Vec<usize>>();
+        let res = resources(m, &colive);
         let bsecs = (0..n)
             .map(|b| {
-                secs.iter()
-                    .filter(|&&t| mask[t] >> b & 1 == 1)
-                    .map(|&t| (t, mask[t]))
+                res.iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.mask >> b & 1 == 1)
+                    .map(|(k, r)| (k, r.mask))
                     .collect()
             })
             .collect();
+        let clique_bound = res
+            .iter()
+            .map(|r| bits(r.mask).map(|b| m.size[b]).sum::<u64>())
+            .max()
+            .unwrap_or(0);
         Some(PairSearch {
             m,
             n,
             cap: 0,
             colive,
             twins,
-            secs,
+            res,
             bsecs,
+            clique_bound,
             states: Vec::new(),
             stack: Vec::new(),
             order: (0..n as u32).collect(),
@@ -157,6 +253,11 @@ impl<'m> PairSearch<'m> {
             node_stop: u64::MAX,
             deadline: None,
         })
+    }
+
+    /// The heaviest pairwise co-live set's total size: no plan's peak is lower.
+    pub fn clique_bound(&self) -> u64 {
+        self.clique_bound
     }
 
     /// The lowest offset `>= x` that `b` may take within the capacity.
@@ -231,9 +332,9 @@ impl<'m> PairSearch<'m> {
                 // Energy: in each section, everything below `j` lies in `[r, off_j)`
                 // with `r` the lowest earliest offset among them.
                 for k2 in 0..self.bsecs[j].len() {
-                    let (t, mask) = self.bsecs[j][k2];
+                    let (r, mask) = self.bsecs[j][k2];
                     let below = st[3 * n + j] & mask;
-                    let fixed = m.sec_fixed.row(t);
+                    let fixed = &self.res[r].fixed;
                     if below.count_ones() + (fixed.len() as u32) < 2 {
                         continue;
                     }
@@ -242,7 +343,7 @@ impl<'m> PairSearch<'m> {
                         self.tasks.push((st[q], 0, m.size[q]));
                     }
                     // A fixed block `j` cannot pass below lies below it.
-                    for &(o, sz) in fixed {
+                    for &(o, sz) in fixed.iter() {
                         if st[j] + m.size[j] > o {
                             self.tasks.push((o, 0, sz));
                         }
@@ -273,9 +374,9 @@ impl<'m> PairSearch<'m> {
                 // Energy: everything above `i` in a section lies in
                 // `[off_i + size_i, d)` with `d` the highest latest end among them.
                 for k2 in 0..self.bsecs[i].len() {
-                    let (t, mask) = self.bsecs[i][k2];
+                    let (r, mask) = self.bsecs[i][k2];
                     let above = st[2 * n + i] & mask;
-                    let fixed = m.sec_fixed.row(t);
+                    let fixed = &self.res[r].fixed;
                     if above.count_ones() + (fixed.len() as u32) < 2 {
                         continue;
                     }
@@ -284,7 +385,7 @@ impl<'m> PairSearch<'m> {
                         self.tasks.push((st[n + q] + m.size[q], 0, m.size[q]));
                     }
                     // A fixed block `i` cannot pass above lies above it.
-                    for &(o, sz) in fixed {
+                    for &(o, sz) in fixed.iter() {
                         if st[n + i] < o.saturating_add(sz) {
                             self.tasks.push((o.saturating_add(sz), 0, sz));
                         }
@@ -347,13 +448,12 @@ impl<'m> PairSearch<'m> {
     fn overload(&mut self, st: &[u64]) -> bool {
         let n = self.n;
         let m = self.m;
-        for &t in &self.secs {
+        for r in &self.res {
             self.tasks.clear();
-            for &b in m.members.row(t) {
-                let b = b as usize;
+            for b in bits(r.mask) {
                 self.tasks.push((st[n + b] + m.size[b], st[b], m.size[b]));
             }
-            for &(o, s) in m.sec_fixed.row(t) {
+            for &(o, s) in &r.fixed {
                 self.tasks.push((o.saturating_add(s), o, s));
             }
             self.tasks.sort_unstable();
@@ -533,6 +633,7 @@ mod tests {
     fn pair_search_matches_brute_force() {
         let mut rng = Rng(0x9a1f_77e3_0c15);
         let (mut found, mut refuted, mut with_domains) = (0u64, 0u64, 0u64);
+        let mut below_clique = 0u64;
         for _ in 0..500 {
             let p = random_problem(&mut rng);
             let m = Model::build(&p);
@@ -548,6 +649,14 @@ mod tests {
             let lb = crate::bounds::max_load(&p).max(fixed_top);
             for cap in lb..lb + 6 {
                 let truth = brute_feasible(&p, &m, cap);
+                if cap < ps.clique_bound() {
+                    assert!(
+                        !truth,
+                        "clique bound {} above cap {cap}: {p:?}",
+                        ps.clique_bound()
+                    );
+                    below_clique += 1;
+                }
                 let doms: Vec<Option<Arc<Domains>>> = match filter(&m, cap, u64::MAX) {
                     Filtered::Domains(d) => vec![None, Some(Arc::new(d))],
                     Filtered::Infeasible => {
@@ -579,9 +688,48 @@ mod tests {
             }
         }
         assert!(
-            found > 1000 && refuted > 200 && with_domains > 50,
-            "{found} {refuted} {with_domains}"
+            found > 1000 && refuted > 200 && with_domains > 50 && below_clique > 20,
+            "{found} {refuted} {with_domains} {below_clique}"
         );
+    }
+
+    /// Three buffers pairwise co-live with no tick in common (holes): max-load
+    /// sees two at a time, the clique bound all three, and `exact` proves the
+    /// optimum at once; a fixed block co-live with all three joins their clique
+    /// as a fixed run.
+    #[test]
+    fn pairwise_co_live_buffers_without_a_common_tick_form_a_clique() {
+        use crate::problem::{Buffer, Interval, Problem};
+        let mk = |live: Vec<Interval>| Buffer::new(10, 0, 1).with_live(live);
+        let p = Problem::new(vec![
+            mk(vec![Interval::new(0, 1), Interval::new(4, 5)]),
+            mk(vec![Interval::new(0, 3)]),
+            mk(vec![Interval::new(2, 5)]),
+        ]);
+        assert_eq!(crate::bounds::max_load(&p), 20);
+        let m = Model::build(&p);
+        let mut ps = PairSearch::new(&m).expect("small");
+        assert_eq!(ps.clique_bound(), 30);
+        assert!(ps.res.iter().any(|r| r.mask == 0b111 && r.fixed.is_empty()));
+        assert_eq!(ps.decide(29), Status::Infeasible);
+        assert_eq!(ps.decide(30), Status::Found);
+        let opts = crate::Options::with_algorithm(crate::Algorithm::Exact);
+        let r = crate::plan(&p, &opts).expect("plans");
+        assert!(r.optimal);
+        assert_eq!(r.peak(), 30);
+
+        let mut bufs = p.buffers.clone();
+        bufs.push(Buffer::new(4, 0, 5).fixed_at(0));
+        let p2 = Problem::new(bufs);
+        let m2 = Model::build(&p2);
+        let ps2 = PairSearch::new(&m2).expect("small");
+        assert!(ps2
+            .res
+            .iter()
+            .any(|r| r.mask == 0b111 && r.fixed == vec![(0, 4)]));
+        let r2 = crate::plan(&p2, &opts).expect("plans");
+        assert!(r2.optimal);
+        assert_eq!(r2.peak(), 34);
     }
 
     /// Mid-size problems (8-16 buffers, holes, alignments, fixed blocks): the
