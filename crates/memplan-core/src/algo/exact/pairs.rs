@@ -13,9 +13,16 @@
 //!   `lst_i <= lst_j - size_i` (longest paths over the closed graph);
 //! - detectable orientations: if `i` cannot end below `lst_j`, `i` is above
 //!   `j` (and a pair that fits neither way fails the node);
-//! - overload, per time section (a one-machine disjunctive resource in the
-//!   offset axis, fixed blocks included): the buffers whose windows lie within
-//!   `[lo, hi)` must fit in `hi - lo` bytes.
+//! - overload, per resource (a one-machine disjunctive resource in the offset
+//!   axis, fixed blocks included): the buffers whose windows lie within
+//!   `[lo, hi)` must fit in `hi - lo` bytes;
+//! - edge finding per resource: a buffer that cannot fit below (above) a set
+//!   of members confined to a window lies above (below) all of them.
+//!
+//! The resources are the time sections and the maximal cliques of the co-live
+//! graph: with holes in lifetimes, buffers can be pairwise co-live without a
+//! common tick, and such a clique can outweigh every section (its total size
+//! is then a lower bound above max-load).
 //!
 //! A node whose earliest offsets already overlap nowhere is a plan (every
 //! decided pair is apart by propagation; the undecided ones do not meet): the
@@ -181,6 +188,8 @@ pub(crate) struct PairSearch<'m> {
     stack: Vec<Frame>,
     order: Vec<u32>,
     tasks: Vec<(u64, u64, u64)>,
+    /// Edge finding's members of one resource: (latest end, earliest offset, size, buffer).
+    ef: Vec<(u64, u64, u64, u32)>,
     /// Per buffer, how many children failed on a decision about it (kept
     /// across probes: the same conflicts recur at nearby capacities).
     wt: Vec<u32>,
@@ -246,6 +255,7 @@ impl<'m> PairSearch<'m> {
             stack: Vec::new(),
             order: (0..n as u32).collect(),
             tasks: Vec::new(),
+            ef: Vec::new(),
             wt: vec![0; n],
             dom: None,
             sol: vec![0; n],
@@ -438,8 +448,93 @@ impl<'m> PairSearch<'m> {
             if changed {
                 continue;
             }
-            return self.overload(st);
+            if !self.overload(st) {
+                return false;
+            }
+            match self.edge_find(st) {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => return true,
+            }
         }
+    }
+
+    /// Edge finding per resource (its movable members; leaving fixed blocks
+    /// out keeps every rule sound): for a set `Ω` of members whose windows lie
+    /// within `[lo, hi)` (total size `P`) and a member `i` outside it,
+    /// - if `min(lo, est_i) + P + size_i > hi`, `i` cannot lie below any member
+    ///   of `Ω` (the block of all of them would have to start at or above
+    ///   `min(lo, est_i)` and end by `hi`): every member of `Ω` is below `i`;
+    /// - if `lo + P + size_i > max(hi, lct_i)`, no member of `Ω` can lie below
+    ///   `i`: `i` is below all of them.
+    ///
+    /// Returns `None` when an orientation closes a cycle, else whether any
+    /// orientation was added.
+    fn edge_find(&mut self, st: &mut [u64]) -> Option<bool> {
+        let n = self.n;
+        let m = self.m;
+        let mut changed = false;
+        for r in 0..self.res.len() {
+            let mask = self.res[r].mask;
+            if mask.count_ones() < 3 {
+                continue;
+            }
+            // (lct, est, size, buffer) by latest end.
+            self.ef.clear();
+            let mut pmax = 0;
+            for b in bits(mask) {
+                self.ef
+                    .push((st[n + b] + m.size[b], st[b], m.size[b], b as u32));
+                pmax = pmax.max(m.size[b]);
+            }
+            self.ef.sort_unstable();
+            for k in 0..self.ef.len() {
+                let lo = self.ef[k].1;
+                let (mut p, mut omega) = (0u64, 0u64);
+                for h in 0..self.ef.len() {
+                    let (hi, r0, sz, b) = self.ef[h];
+                    if r0 < lo {
+                        continue;
+                    }
+                    p += sz;
+                    omega |= 1 << b;
+                    // Only a member larger than the slack can be forced.
+                    let slack = hi.saturating_sub(lo + p);
+                    if slack >= pmax {
+                        continue;
+                    }
+                    for x in 0..self.ef.len() {
+                        let (lct_i, est_i, sz_i, i) = self.ef[x];
+                        let i = i as usize;
+                        if sz_i <= slack || omega >> i & 1 == 1 {
+                            continue;
+                        }
+                        if lo.min(est_i) + p + sz_i > hi {
+                            let todo = omega & !st[3 * n + i];
+                            if todo != 0 {
+                                for q in bits(todo) {
+                                    if !Self::orient(st, n, q, i) {
+                                        return None;
+                                    }
+                                }
+                                changed = true;
+                            }
+                        } else if lo + p + sz_i > hi.max(lct_i) {
+                            let todo = omega & !st[2 * n + i];
+                            if todo != 0 {
+                                for q in bits(todo) {
+                                    if !Self::orient(st, n, i, q) {
+                                        return None;
+                                    }
+                                }
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(changed)
     }
 
     /// Overload checking per section: for every `lo` among the windows' starts
