@@ -190,6 +190,8 @@ pub(crate) struct PairSearch<'m> {
     tasks: Vec<(u64, u64, u64)>,
     /// Edge finding's members of one resource: (latest end, earliest offset, size, buffer).
     ef: Vec<(u64, u64, u64, u32)>,
+    /// The distinct earliest offsets of `ef`.
+    los: Vec<u64>,
     /// Per buffer, how many children failed on a decision about it (kept
     /// across probes: the same conflicts recur at nearby capacities).
     wt: Vec<u32>,
@@ -256,6 +258,7 @@ impl<'m> PairSearch<'m> {
             order: (0..n as u32).collect(),
             tasks: Vec::new(),
             ef: Vec::new(),
+            los: Vec::new(),
             wt: vec![0; n],
             dom: None,
             sol: vec![0; n],
@@ -488,8 +491,13 @@ impl<'m> PairSearch<'m> {
                 pmax = pmax.max(m.size[b]);
             }
             self.ef.sort_unstable();
-            for k in 0..self.ef.len() {
-                let lo = self.ef[k].1;
+            // Each distinct earliest offset once (members often share one).
+            self.los.clear();
+            self.los.extend(self.ef.iter().map(|e| e.1));
+            self.los.sort_unstable();
+            self.los.dedup();
+            for k in 0..self.los.len() {
+                let lo = self.los[k];
                 let (mut p, mut omega) = (0u64, 0u64);
                 for h in 0..self.ef.len() {
                     let (hi, r0, sz, b) = self.ef[h];
