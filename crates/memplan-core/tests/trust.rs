@@ -403,13 +403,7 @@ const GOLDEN: [(u64, u64, bool, StopReason, u64); 6] = [
         StopReason::NodeLimit,
         4179599103046972718,
     ),
-    (
-        1013,
-        3000,
-        false,
-        StopReason::NodeLimit,
-        13694328340465091907,
-    ),
+    (921, 2085, true, StopReason::Completed, 12685504259551531877),
     (
         1171,
         40000,

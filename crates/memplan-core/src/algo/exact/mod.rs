@@ -22,9 +22,13 @@
 //!
 //! Problems of at most 64 movable buffers also get a second decision
 //! procedure (`pairs`), run by every probe before the canonical search with a
-//! quarter of one order's budget: a search over the below/above orientation
-//! of co-live pairs with CP-style propagation, strong where the canonical
-//! search is weak (refuting capacities just below a mid-size optimum).
+//! quarter of one order's budget (a whole order's, the orders a quarter each,
+//! once it has decided clearly more probes than they have): a search over the
+//! below/above orientation of co-live pairs with CP-style propagation over the
+//! maximal cliques of the co-live graph, strong where the canonical search is
+//! weak (refuting capacities just below a mid-size optimum); the heaviest
+//! clique is a lower bound of its own. A descent round never probes a
+//! capacity twice at the same budget.
 //!
 //! Dense traces (thousands of buffers, each overlapping dozens or more) skip the
 //! full search: the portfolio's plan is improved by peak rip-up (`lns`),
@@ -183,6 +187,12 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
             .unwrap_or(0),
     );
 
+    // Pairwise co-live buffers are pairwise apart: with holes in lifetimes the
+    // heaviest such set can outweigh every section (mid-size problems only).
+    if let Some(p) = &search.pairs {
+        lo = lo.max(p.clique_bound());
+    }
+
     let base = (2 * model.n() as u64).max(256);
     let mut round = 0u32;
 
@@ -236,6 +246,8 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                 break;
             }
             let budget = base << round.min(40);
+            // Capacities that ran out of this round's budget.
+            let mut spent: Vec<u64> = Vec::new();
             // Probe the lower bound: a hit is optimal, a refutation raises the bound.
             let lo_cap = lo.saturating_add(lo_step - 1).min(hi - 1);
             let at_lo = if descending {
@@ -257,7 +269,12 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                     report(hi, lo, search.nodes());
                     continue;
                 }
-                Status::NodeLimit if search.nodes() < node_limit => lo_step = 1,
+                Status::NodeLimit if search.nodes() < node_limit => {
+                    lo_step = 1;
+                    if !descending {
+                        spent.push(lo_cap);
+                    }
+                }
                 Status::NodeLimit => {
                     stopped = Some(StopReason::NodeLimit);
                     break;
@@ -280,6 +297,13 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
                         break;
                     }
                     let cap = hi - ((hi - lo) / div).max(1);
+                    // Near the optimum the fractions meet (gap / div rounds to 1) and
+                    // may meet the lower-bound probe: a capacity that ran out of this
+                    // round's budget once would only do so again.
+                    if spent.contains(&cap) {
+                        continue;
+                    }
+                    spent.push(cap);
                     match search.probe(&orders, cap, budget, node_limit) {
                         Status::Found => {
                             best = solution(problem, &model, search.sol());
@@ -413,6 +437,11 @@ struct Prober<'m> {
     winner: usize,
     /// Nodes charged so far (see above).
     charged: u64,
+    /// Probes the pair search decided beyond its root, and those the canonical
+    /// search decided: the one that has decided clearly more gets the larger
+    /// share of the next probes' budgets (deterministic: counts, not times).
+    pair_wins: u32,
+    canon_wins: u32,
 }
 
 impl<'m> Prober<'m> {
@@ -445,6 +474,8 @@ impl<'m> Prober<'m> {
             stops,
             winner: 0,
             charged: 0,
+            pair_wins: 0,
+            canon_wins: 0,
         }
     }
 
@@ -514,16 +545,25 @@ impl<'m> Prober<'m> {
         // The pair search first, sequentially in both builds (so node counts do
         // not depend on `parallel`), with a quarter of one order's budget (its
         // nodes cost 10-20 times a canonical node: this keeps it to about a
-        // third of a probe's time).
+        // third of a probe's time). It leads when it has decided at least two probes more
+        // than the canonical search: it then gets a whole order's budget and
+        // each order a quarter of it (the reverse of the default split).
+        let pair_led = self.pairs.is_some() && self.pair_wins >= self.canon_wins + 2;
         if let Some(p) = &mut self.pairs {
             p.dom = dom.clone();
-            let mine = (budget / PAIR_BUDGET_DIV)
-                .max(1)
-                .min(node_limit - self.charged);
+            let share = if pair_led {
+                budget
+            } else {
+                budget / PAIR_BUDGET_DIV
+            };
+            let mine = share.max(1).min(node_limit - self.charged);
             let before = p.nodes;
             p.node_stop = before.saturating_add(mine);
             let st = p.decide(cap);
             self.charged += p.nodes - before;
+            if matches!(st, Status::Found | Status::Infeasible) && p.nodes - before > 1 {
+                self.pair_wins += 1;
+            }
             match st {
                 Status::Found => {
                     self.winner = PAIRS;
@@ -534,6 +574,24 @@ impl<'m> Prober<'m> {
                 Status::NodeLimit => {}
             }
         }
+        let budget = if pair_led {
+            (budget / PAIR_BUDGET_DIV).max(1)
+        } else {
+            budget
+        };
+        let c0 = self.charged;
+        let st = self.probe_orders(orders, cap, budget, node_limit);
+        if matches!(st, Status::Found | Status::Infeasible)
+            && self.pairs.is_some()
+            && self.charged - c0 > 1
+        {
+            self.canon_wins += 1;
+        }
+        st
+    }
+
+    /// The canonical search's part of a probe: every order in turn (or raced).
+    fn probe_orders(&mut self, orders: &[Order], cap: u64, budget: u64, node_limit: u64) -> Status {
         if self.searches.len() > 1 {
             return self.probe_parallel(orders, cap, budget, node_limit);
         }

@@ -56,6 +56,9 @@ pub(crate) struct Model {
     pub members: Csr<u32>,
     /// Fixed buffers live throughout each section, as `(offset, size)`.
     pub sec_fixed: Csr<(u64, u64)>,
+    /// Problems of at most 64 movable buffers: every fixed buffer co-live with
+    /// some movable one, as `(offset, size, co-live movable buffers as bits)`.
+    pub fixed_colive: Vec<(u64, u64, u64)>,
     /// Live ticks per buffer (holes excluded).
     pub ticks: Vec<u64>,
     /// First live tick per buffer.
@@ -144,6 +147,7 @@ impl Model {
         fixed_bufs.sort_by_key(|&j| (problem.buffers[j].start(), j));
         let mut fixed_rows: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
         let mut sec_fixed_rows: Vec<Vec<(u64, u64)>> = vec![Vec::new(); nsec];
+        let mut colive_masks: Vec<u64> = vec![0; fixed_bufs.len()];
         for &j in &fixed_bufs {
             let f = &problem.buffers[j];
             let o = f.fixed_offset.unwrap_or(0);
@@ -161,7 +165,7 @@ impl Model {
         if !fixed_bufs.is_empty() {
             for (k, &i) in ids.iter().enumerate() {
                 let b = &problem.buffers[i];
-                for &j in &fixed_bufs {
+                for (x, &j) in fixed_bufs.iter().enumerate() {
                     let f = &problem.buffers[j];
                     if f.start() >= b.end() {
                         break;
@@ -169,6 +173,9 @@ impl Model {
                     if b.overlaps_in_time(f) {
                         let o = f.fixed_offset.unwrap_or(0);
                         fixed_rows[k].push((o, o.saturating_add(f.size)));
+                        if n <= 64 {
+                            colive_masks[x] |= 1 << k;
+                        }
                     }
                 }
                 // Only the union matters: merge touching blocks (dense traces turn
@@ -185,7 +192,17 @@ impl Model {
                 *row = merged;
             }
         }
+        let fixed_colive = fixed_bufs
+            .iter()
+            .zip(&colive_masks)
+            .filter(|&(_, &w)| w != 0)
+            .map(|(&j, &w)| {
+                let f = &problem.buffers[j];
+                (f.fixed_offset.unwrap_or(0), f.size, w)
+            })
+            .collect();
         Model {
+            fixed_colive,
             t_start: ids.iter().map(|&i| problem.buffers[i].start()).collect(),
             t_end: ids.iter().map(|&i| problem.buffers[i].end()).collect(),
             size: ids.iter().map(|&i| problem.buffers[i].size).collect(),

@@ -13,9 +13,16 @@
 //!   `lst_i <= lst_j - size_i` (longest paths over the closed graph);
 //! - detectable orientations: if `i` cannot end below `lst_j`, `i` is above
 //!   `j` (and a pair that fits neither way fails the node);
-//! - overload, per time section (a one-machine disjunctive resource in the
-//!   offset axis, fixed blocks included): the buffers whose windows lie within
-//!   `[lo, hi)` must fit in `hi - lo` bytes.
+//! - overload, per resource (a one-machine disjunctive resource in the offset
+//!   axis, fixed blocks included): the buffers whose windows lie within
+//!   `[lo, hi)` must fit in `hi - lo` bytes;
+//! - edge finding per resource: a buffer that cannot fit below (above) a set
+//!   of members confined to a window lies above (below) all of them.
+//!
+//! The resources are the time sections and the maximal cliques of the co-live
+//! graph: with holes in lifetimes, buffers can be pairwise co-live without a
+//! common tick, and such a clique can outweigh every section (its total size
+//! is then a lower bound above max-load).
 //!
 //! A node whose earliest offsets already overlap nowhere is a plan (every
 //! decided pair is apart by propagation; the undecided ones do not meet): the
@@ -53,6 +60,106 @@ fn bits(mut w: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// A disjunctive resource of the offset axis: movable buffers that are pairwise
+/// co-live (so pairwise disjoint in bytes in every plan), and the byte runs of
+/// the fixed blocks co-live with every one of them, merged, as `(offset, size)`
+/// (each member avoids all of them).
+///
+/// Every time section's buffers form one, but with holes in lifetimes buffers
+/// can be pairwise co-live without sharing a tick (`a` live in `[0, 1)` and
+/// `[4, 5)`, `b` in `[0, 3)`, `c` in `[2, 5)`: at most two at any tick, yet all
+/// three must be apart in bytes): the maximal
+/// cliques of the co-live graph are the strongest such sets, and their total
+/// sizes can exceed every section's load.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Resource {
+    mask: u64,
+    fixed: Vec<(u64, u64)>,
+}
+
+/// At most this many maximal cliques are listed (beyond it the sections and the
+/// cliques listed so far are used: each is sound on its own).
+const MAX_CLIQUES: usize = 1024;
+
+/// Bron-Kerbosch steps allowed for listing the maximal cliques.
+const CLIQUE_STEPS: u32 = 50_000;
+
+/// Lists maximal cliques of the graph `adj` (bitsets) containing `r`, with
+/// candidates `p` and excluded vertices `x` (Bron-Kerbosch with pivoting).
+fn cliques(adj: &[u64], r: u64, mut p: u64, mut x: u64, out: &mut Vec<u64>, steps: &mut u32) {
+    if p == 0 {
+        if x == 0 {
+            out.push(r);
+        }
+        return;
+    }
+    if *steps == 0 || out.len() >= MAX_CLIQUES {
+        return;
+    }
+    *steps -= 1;
+    // The pivot leaves the fewest branches: the vertex with most candidates as neighbours.
+    let u = bits(p | x)
+        .max_by_key(|&u| ((p & adj[u]).count_ones(), std::cmp::Reverse(u)))
+        .unwrap_or(0);
+    for v in bits(p & !adj[u]) {
+        cliques(adj, r | 1 << v, p & adj[v], x & adj[v], out, steps);
+        p &= !(1 << v);
+        x |= 1 << v;
+    }
+}
+
+/// The disjunctive resources of `m`: its time sections and the maximal cliques
+/// of its co-live graph, each with its fixed runs, dropping any whose members
+/// are a subset of another's with the same fixed runs (fewer members mean the
+/// same or more fixed blocks, so only then is it dominated).
+fn resources(m: &Model, colive: &[u64]) -> Vec<Resource> {
+    let n = colive.len();
+    let mut masks: Vec<u64> = (0..m.nsec)
+        .map(|t| m.members.row(t).iter().fold(0u64, |w, &q| w | 1 << q))
+        .collect();
+    let all = if n == 64 { !0 } else { (1u64 << n) - 1 };
+    let mut steps = CLIQUE_STEPS;
+    cliques(colive, 0, all, 0, &mut masks, &mut steps);
+    let mut res: Vec<Resource> = masks
+        .into_iter()
+        .filter(|&w| w != 0)
+        .map(|w| {
+            let mut blocks: Vec<(u64, u64)> = m
+                .fixed_colive
+                .iter()
+                .filter(|&&(_, _, c)| c & w == w)
+                .map(|&(o, s, _)| (o, o.saturating_add(s)))
+                .collect();
+            blocks.sort_unstable();
+            let mut runs: Vec<(u64, u64)> = Vec::new();
+            for (lo, hi) in blocks {
+                match runs.last_mut() {
+                    Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+                    _ => runs.push((lo, hi)),
+                }
+            }
+            Resource {
+                mask: w,
+                fixed: runs.into_iter().map(|(lo, hi)| (lo, hi - lo)).collect(),
+            }
+        })
+        .filter(|r| r.mask.count_ones() >= 2 || !r.fixed.is_empty())
+        .collect();
+    res.sort_unstable();
+    res.dedup();
+    let keep: Vec<bool> = res
+        .iter()
+        .map(|a| {
+            !res.iter()
+                .any(|b| b.mask != a.mask && a.mask & !b.mask == 0 && b.fixed == a.fixed)
+        })
+        .collect();
+    res.into_iter()
+        .zip(keep)
+        .filter_map(|(r, k)| k.then_some(r))
+        .collect()
+}
+
 /// One open node: its state is `states[depth]`; it branches on `pair` (first
 /// `pair.0` below `pair.1`, then the other way).
 #[derive(Clone, Copy)]
@@ -70,15 +177,21 @@ pub(crate) struct PairSearch<'m> {
     colive: Vec<u64>,
     /// Twin pairs `(i, j)`, `i < j`, consecutive in their class.
     twins: Vec<(u32, u32)>,
-    /// Sections whose buffers and fixed blocks are no subset of another's.
-    secs: Vec<usize>,
-    /// Per buffer, the sections of `secs` it lives in, with their member sets.
+    /// The disjunctive resources (see [`Resource`]), none dominated by another.
+    res: Vec<Resource>,
+    /// Per buffer, the resources it belongs to, with their member sets.
     bsecs: Vec<Vec<(usize, u64)>>,
+    /// The heaviest resource's total size: a lower bound on every plan's peak.
+    clique_bound: u64,
     /// Node states, `4 n` words per depth: est, lst, above, below.
     states: Vec<u64>,
     stack: Vec<Frame>,
     order: Vec<u32>,
     tasks: Vec<(u64, u64, u64)>,
+    /// Edge finding's members of one resource: (latest end, earliest offset, size, buffer).
+    ef: Vec<(u64, u64, u64, u32)>,
+    /// The distinct earliest offsets of `ef`.
+    los: Vec<u64>,
     /// Per buffer, how many children failed on a decision about it (kept
     /// across probes: the same conflicts recur at nearby capacities).
     wt: Vec<u32>,
@@ -116,40 +229,36 @@ impl<'m> PairSearch<'m> {
                 twins.push((i as u32, j as u32));
             }
         }
-        let mask: Vec<u64> = (0..m.nsec)
-            .map(|t| m.members.row(t).iter().fold(0u64, |w, &q| w | 1 << q))
-            .collect();
-        let sub = |a: usize, b: usize| {
-            mask[a] & !mask[b] == 0
-                && m.sec_fixed
-                    .row(a)
-                    .iter()
-                    .all(|f| m.sec_fixed.row(b).contains(f))
-        };
-        let secs = (0..m.nsec)
-            .filter(|&t| mask[t].count_ones() >= 2 || !m.sec_fixed.row(t).is_empty())
-            .filter(|&t| !(0..m.nsec).any(|u| u != t && sub(t, u) && (!sub(u, t) || u < t)))
-            .collect::<Vec<usize>>();
+        let res = resources(m, &colive);
         let bsecs = (0..n)
             .map(|b| {
-                secs.iter()
-                    .filter(|&&t| mask[t] >> b & 1 == 1)
-                    .map(|&t| (t, mask[t]))
+                res.iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.mask >> b & 1 == 1)
+                    .map(|(k, r)| (k, r.mask))
                     .collect()
             })
             .collect();
+        let clique_bound = res
+            .iter()
+            .map(|r| bits(r.mask).map(|b| m.size[b]).sum::<u64>())
+            .max()
+            .unwrap_or(0);
         Some(PairSearch {
             m,
             n,
             cap: 0,
             colive,
             twins,
-            secs,
+            res,
             bsecs,
+            clique_bound,
             states: Vec::new(),
             stack: Vec::new(),
             order: (0..n as u32).collect(),
             tasks: Vec::new(),
+            ef: Vec::new(),
+            los: Vec::new(),
             wt: vec![0; n],
             dom: None,
             sol: vec![0; n],
@@ -157,6 +266,11 @@ impl<'m> PairSearch<'m> {
             node_stop: u64::MAX,
             deadline: None,
         })
+    }
+
+    /// The heaviest pairwise co-live set's total size: no plan's peak is lower.
+    pub fn clique_bound(&self) -> u64 {
+        self.clique_bound
     }
 
     /// The lowest offset `>= x` that `b` may take within the capacity.
@@ -231,9 +345,9 @@ impl<'m> PairSearch<'m> {
                 // Energy: in each section, everything below `j` lies in `[r, off_j)`
                 // with `r` the lowest earliest offset among them.
                 for k2 in 0..self.bsecs[j].len() {
-                    let (t, mask) = self.bsecs[j][k2];
+                    let (r, mask) = self.bsecs[j][k2];
                     let below = st[3 * n + j] & mask;
-                    let fixed = m.sec_fixed.row(t);
+                    let fixed = &self.res[r].fixed;
                     if below.count_ones() + (fixed.len() as u32) < 2 {
                         continue;
                     }
@@ -242,7 +356,7 @@ impl<'m> PairSearch<'m> {
                         self.tasks.push((st[q], 0, m.size[q]));
                     }
                     // A fixed block `j` cannot pass below lies below it.
-                    for &(o, sz) in fixed {
+                    for &(o, sz) in fixed.iter() {
                         if st[j] + m.size[j] > o {
                             self.tasks.push((o, 0, sz));
                         }
@@ -273,9 +387,9 @@ impl<'m> PairSearch<'m> {
                 // Energy: everything above `i` in a section lies in
                 // `[off_i + size_i, d)` with `d` the highest latest end among them.
                 for k2 in 0..self.bsecs[i].len() {
-                    let (t, mask) = self.bsecs[i][k2];
+                    let (r, mask) = self.bsecs[i][k2];
                     let above = st[2 * n + i] & mask;
-                    let fixed = m.sec_fixed.row(t);
+                    let fixed = &self.res[r].fixed;
                     if above.count_ones() + (fixed.len() as u32) < 2 {
                         continue;
                     }
@@ -284,7 +398,7 @@ impl<'m> PairSearch<'m> {
                         self.tasks.push((st[n + q] + m.size[q], 0, m.size[q]));
                     }
                     // A fixed block `i` cannot pass above lies above it.
-                    for &(o, sz) in fixed {
+                    for &(o, sz) in fixed.iter() {
                         if st[n + i] < o.saturating_add(sz) {
                             self.tasks.push((o.saturating_add(sz), 0, sz));
                         }
@@ -337,8 +451,98 @@ impl<'m> PairSearch<'m> {
             if changed {
                 continue;
             }
-            return self.overload(st);
+            if !self.overload(st) {
+                return false;
+            }
+            match self.edge_find(st) {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => return true,
+            }
         }
+    }
+
+    /// Edge finding per resource (its movable members; leaving fixed blocks
+    /// out keeps every rule sound): for a set `Ω` of members whose windows lie
+    /// within `[lo, hi)` (total size `P`) and a member `i` outside it,
+    /// - if `min(lo, est_i) + P + size_i > hi`, `i` cannot lie below any member
+    ///   of `Ω` (the block of all of them would have to start at or above
+    ///   `min(lo, est_i)` and end by `hi`): every member of `Ω` is below `i`;
+    /// - if `lo + P + size_i > max(hi, lct_i)`, no member of `Ω` can lie below
+    ///   `i`: `i` is below all of them.
+    ///
+    /// Returns `None` when an orientation closes a cycle, else whether any
+    /// orientation was added.
+    fn edge_find(&mut self, st: &mut [u64]) -> Option<bool> {
+        let n = self.n;
+        let m = self.m;
+        let mut changed = false;
+        for r in 0..self.res.len() {
+            let mask = self.res[r].mask;
+            if mask.count_ones() < 3 {
+                continue;
+            }
+            // (lct, est, size, buffer) by latest end.
+            self.ef.clear();
+            let mut pmax = 0;
+            for b in bits(mask) {
+                self.ef
+                    .push((st[n + b] + m.size[b], st[b], m.size[b], b as u32));
+                pmax = pmax.max(m.size[b]);
+            }
+            self.ef.sort_unstable();
+            // Each distinct earliest offset once (members often share one).
+            self.los.clear();
+            self.los.extend(self.ef.iter().map(|e| e.1));
+            self.los.sort_unstable();
+            self.los.dedup();
+            for k in 0..self.los.len() {
+                let lo = self.los[k];
+                let (mut p, mut omega) = (0u64, 0u64);
+                for h in 0..self.ef.len() {
+                    let (hi, r0, sz, b) = self.ef[h];
+                    if r0 < lo {
+                        continue;
+                    }
+                    p += sz;
+                    omega |= 1 << b;
+                    // Only a member larger than the slack can be forced.
+                    let slack = hi.saturating_sub(lo + p);
+                    if slack >= pmax {
+                        continue;
+                    }
+                    for x in 0..self.ef.len() {
+                        let (lct_i, est_i, sz_i, i) = self.ef[x];
+                        let i = i as usize;
+                        if sz_i <= slack || omega >> i & 1 == 1 {
+                            continue;
+                        }
+                        if lo.min(est_i) + p + sz_i > hi {
+                            let todo = omega & !st[3 * n + i];
+                            if todo != 0 {
+                                for q in bits(todo) {
+                                    if !Self::orient(st, n, q, i) {
+                                        return None;
+                                    }
+                                }
+                                changed = true;
+                            }
+                        } else if lo + p + sz_i > hi.max(lct_i) {
+                            let todo = omega & !st[2 * n + i];
+                            if todo != 0 {
+                                for q in bits(todo) {
+                                    if !Self::orient(st, n, i, q) {
+                                        return None;
+                                    }
+                                }
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(changed)
     }
 
     /// Overload checking per section: for every `lo` among the windows' starts
@@ -347,13 +551,12 @@ impl<'m> PairSearch<'m> {
     fn overload(&mut self, st: &[u64]) -> bool {
         let n = self.n;
         let m = self.m;
-        for &t in &self.secs {
+        for r in &self.res {
             self.tasks.clear();
-            for &b in m.members.row(t) {
-                let b = b as usize;
+            for b in bits(r.mask) {
                 self.tasks.push((st[n + b] + m.size[b], st[b], m.size[b]));
             }
-            for &(o, s) in m.sec_fixed.row(t) {
+            for &(o, s) in &r.fixed {
                 self.tasks.push((o.saturating_add(s), o, s));
             }
             self.tasks.sort_unstable();
@@ -533,6 +736,7 @@ mod tests {
     fn pair_search_matches_brute_force() {
         let mut rng = Rng(0x9a1f_77e3_0c15);
         let (mut found, mut refuted, mut with_domains) = (0u64, 0u64, 0u64);
+        let mut below_clique = 0u64;
         for _ in 0..500 {
             let p = random_problem(&mut rng);
             let m = Model::build(&p);
@@ -548,6 +752,14 @@ mod tests {
             let lb = crate::bounds::max_load(&p).max(fixed_top);
             for cap in lb..lb + 6 {
                 let truth = brute_feasible(&p, &m, cap);
+                if cap < ps.clique_bound() {
+                    assert!(
+                        !truth,
+                        "clique bound {} above cap {cap}: {p:?}",
+                        ps.clique_bound()
+                    );
+                    below_clique += 1;
+                }
                 let doms: Vec<Option<Arc<Domains>>> = match filter(&m, cap, u64::MAX) {
                     Filtered::Domains(d) => vec![None, Some(Arc::new(d))],
                     Filtered::Infeasible => {
@@ -579,9 +791,48 @@ mod tests {
             }
         }
         assert!(
-            found > 1000 && refuted > 200 && with_domains > 50,
-            "{found} {refuted} {with_domains}"
+            found > 1000 && refuted > 200 && with_domains > 50 && below_clique > 20,
+            "{found} {refuted} {with_domains} {below_clique}"
         );
+    }
+
+    /// Three buffers pairwise co-live with no tick in common (holes): max-load
+    /// sees two at a time, the clique bound all three, and `exact` proves the
+    /// optimum at once; a fixed block co-live with all three joins their clique
+    /// as a fixed run.
+    #[test]
+    fn pairwise_co_live_buffers_without_a_common_tick_form_a_clique() {
+        use crate::problem::{Buffer, Interval, Problem};
+        let mk = |live: Vec<Interval>| Buffer::new(10, 0, 1).with_live(live);
+        let p = Problem::new(vec![
+            mk(vec![Interval::new(0, 1), Interval::new(4, 5)]),
+            mk(vec![Interval::new(0, 3)]),
+            mk(vec![Interval::new(2, 5)]),
+        ]);
+        assert_eq!(crate::bounds::max_load(&p), 20);
+        let m = Model::build(&p);
+        let mut ps = PairSearch::new(&m).expect("small");
+        assert_eq!(ps.clique_bound(), 30);
+        assert!(ps.res.iter().any(|r| r.mask == 0b111 && r.fixed.is_empty()));
+        assert_eq!(ps.decide(29), Status::Infeasible);
+        assert_eq!(ps.decide(30), Status::Found);
+        let opts = crate::Options::with_algorithm(crate::Algorithm::Exact);
+        let r = crate::plan(&p, &opts).expect("plans");
+        assert!(r.optimal);
+        assert_eq!(r.peak(), 30);
+
+        let mut bufs = p.buffers.clone();
+        bufs.push(Buffer::new(4, 0, 5).fixed_at(0));
+        let p2 = Problem::new(bufs);
+        let m2 = Model::build(&p2);
+        let ps2 = PairSearch::new(&m2).expect("small");
+        assert!(ps2
+            .res
+            .iter()
+            .any(|r| r.mask == 0b111 && r.fixed == vec![(0, 4)]));
+        let r2 = crate::plan(&p2, &opts).expect("plans");
+        assert!(r2.optimal);
+        assert_eq!(r2.peak(), 34);
     }
 
     /// Mid-size problems (8-16 buffers, holes, alignments, fixed blocks): the
