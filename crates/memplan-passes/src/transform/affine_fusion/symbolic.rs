@@ -974,6 +974,46 @@ pub(super) fn plan_symbols(
 mod tests {
     use super::*;
 
+    /// `defined_range` of the function's last index argument in `text` (a function of
+    /// `%t: memref<36xf32>`, `%u: memref<8x8xf32>`, `%n: index`).
+    fn range_of(text: &str) -> Option<(i128, i128)> {
+        let src = format!(
+            "func.func @f(%t: memref<36xf32>, %u: memref<8x8xf32>, %n: index) {{\n{text}\n  return\n}}\n"
+        );
+        let reg = memplan_ir::Registry::with_all_dialects();
+        let m = memplan_ir::parse_module(&src, &reg, memplan_ir::ParseOptions::default())
+            .expect("parses");
+        let top = m.body();
+        let f = m
+            .block_ops(top)
+            .find(|&o| m.op(o).name == "func.func")
+            .expect("func");
+        let entry = body(&m, f, 0).expect("body");
+        let s = *m.block_args(entry).last().expect("arg");
+        let place = |_: Span| String::new();
+        defined_range(&m, f, s, &FxHashMap::default(), &place)
+    }
+
+    #[test]
+    fn defined_ranges_of_subscript_symbols() {
+        // i + n - 10 for i in 0..15 stays in 0..35 only for n in 10..31.
+        let load = "  affine.for %i = 0 to 15 {\n    %a = affine.load %t[%i + symbol(%n) - 10] : memref<36xf32>\n  }";
+        assert_eq!(range_of(load), Some((10, 31)));
+        // Two accesses intersect; a coefficient and a second dimension count too.
+        let two = "  affine.for %i = 0 to 4 {\n    %a = affine.load %t[%i + symbol(%n)] : memref<36xf32>\n    %b = affine.load %u[%i, 2 * symbol(%n) - 3] : memref<8x8xf32>\n  }";
+        assert_eq!(range_of(two), Some((2, 5)));
+        // Under a guard, in a loop bounded by the symbol, or in a loop that never runs: no range.
+        let guarded = "  affine.for %i = 0 to 15 {\n    affine.if affine_set<(d0) : (d0 - 3 >= 0)>(%i) {\n      %a = affine.load %t[%i + symbol(%n)] : memref<36xf32>\n    }\n  }";
+        assert_eq!(range_of(guarded), None);
+        let bounded = "  affine.for %i = 0 to %n {\n    %a = affine.load %t[%i + symbol(%n)] : memref<36xf32>\n  }";
+        assert_eq!(range_of(bounded), None);
+        let empty = "  affine.for %i = 0 to 0 {\n    %a = affine.load %t[%i + symbol(%n)] : memref<36xf32>\n  }";
+        assert_eq!(range_of(empty), None);
+        // Not linear in the symbol: no range.
+        let modulo = "  affine.for %i = 0 to 15 {\n    %a = affine.load %t[symbol(%n) mod 7] : memref<36xf32>\n  }";
+        assert_eq!(range_of(modulo), None);
+    }
+
     #[test]
     fn floor_div_rounds_down() {
         assert_eq!(floor_div(7, 2), 3);
