@@ -111,9 +111,10 @@ func.func @war_symbolic(%x: memref<17xf32>, %y: memref<16xf32>, %out: memref<16x
 
 // -----
 
-// A symbol as a lower bound: below any value the loop runs more iterations (out of bounds
-// there, but the pass only proves that on the upper side), so the values cannot be covered:
-// the nest stays opaque and nothing is fused, with remarks saying why.
+// A symbol as a lower bound (FINDINGS F3, h-f4g5): the loop is empty from n = 64 on, and as n
+// decreases it only runs more iterations (step 1), so once the original reads t out of bounds
+// (n = -1) it does at every smaller value: the check runs n = 64 down to 0, the producer is
+// fused per element and t shrinks to one element.
 func.func @symbolic_lower_bound(%in: memref<64xf32>, %out: memref<64xf32>, %n: index) {
   %c2 = arith.constant 2.0 : f32
   %t = memref.alloc() : memref<64xf32>
@@ -129,11 +130,91 @@ func.func @symbolic_lower_bound(%in: memref<64xf32>, %out: memref<64xf32>, %n: i
   return
 }
 // CHECK-LABEL: func.func @symbolic_lower_bound
+// CHECK: memref.alloc() : memref<1xf32>
+// CHECK: affine.for %[[I:\w+]] = %{{\w+}} to 64 {
+// CHECK-NEXT: affine.for %{{\w+}} = max affine_map<(d0) -> (d0, 0)>(%[[I]]) to min affine_map<(d0) -> (d0 + 1, 64)>(%[[I]]) {
+// CHECK: 9:3: remark: affine-loop-fusion: producer loop nest fused into the nest at 14:3 at depth 1
+// CHECK: 8:3: remark: affine-loop-fusion: buffer shrunk from 256 B to 4 B (memref<1xf32>)
+
+// -----
+
+// A stepped loop with a symbolic lower bound: its iterations shift with n instead of growing,
+// so the small values cannot be covered: the nest stays opaque and nothing is fused, with
+// remarks saying why.
+func.func @symbolic_lower_bound_step(%in: memref<64xf32>, %out: memref<64xf32>, %n: index) {
+  %c2 = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<64xf32>
+  affine.for %i = 0 to 64 {
+    %a = affine.load %in[%i] : memref<64xf32>
+    %b = arith.mulf %a, %c2 : f32
+    affine.store %b, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = %n to 64 step 2 {
+    %a = affine.load %t[%i] : memref<64xf32>
+    affine.store %a, %out[%i] : memref<64xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @symbolic_lower_bound_step
 // CHECK: memref.alloc() : memref<64xf32>
 // CHECK: affine.for %{{\w+}} = 0 to 64 {
-// CHECK: affine.for %{{\w+}} = %{{\w+}} to 64 {
+// CHECK: affine.for %{{\w+}} = %{{\w+}} to 64 step 2 {
 // CHECK: 5:1: remark: affine-loop-fusion: nests with %n in their bounds stay opaque: the small values of a symbol cannot be shown to behave alike
 // CHECK: 8:3: remark: affine-loop-fusion: loop nest not fused into the consumer nest at 13:3: the destination nest holds a loop bound that is not a constant
+
+// -----
+
+// A symbolic lower bound on a nest that overwrites t behind its reads (t[i] after reading
+// t[i + 1]): every read still sees the producer's value, at every n; fused with a two-element
+// window.
+func.func @symbolic_lower_bound_inplace(%in: memref<64xf32>, %out: memref<64xf32>, %n: index) {
+  %c2 = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<64xf32>
+  affine.for %i = 0 to 64 {
+    %a = affine.load %in[%i] : memref<64xf32>
+    %b = arith.mulf %a, %c2 : f32
+    affine.store %b, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = %n to 63 {
+    %a = affine.load %t[%i + 1] : memref<64xf32>
+    affine.store %a, %t[%i] : memref<64xf32>
+    affine.store %a, %out[%i] : memref<64xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @symbolic_lower_bound_inplace
+// CHECK: memref.alloc() : memref<2xf32>
+// CHECK: affine.for %{{\w+}} = %{{\w+}} to 63 {
+// CHECK: 8:3: remark: affine-loop-fusion: producer loop nest fused into the nest at 13:3 at depth 1
+// CHECK: 7:3: remark: affine-loop-fusion: buffer shrunk from 256 B to 8 B (memref<2xf32>)
+
+// -----
+
+// A symbol in subscripts of a written buffer (FINDINGS F4): the consumer's accesses run at
+// every iteration, so t[i + n] and t[i + n - 1] are in bounds only for n in 1..25 and the
+// original is undefined elsewhere; the check runs those 25 values, fuses the producer and
+// shrinks t to the window the slices need (the reads at n stay as subscripts).
+func.func @subscript_symbol(%in: memref<40xf32>, %out: memref<15xf32>, %n: index) {
+  %c2 = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<40xf32>
+  affine.for %i = 0 to 40 {
+    %a = affine.load %in[%i] : memref<40xf32>
+    %b = arith.mulf %a, %c2 : f32
+    affine.store %b, %t[%i] : memref<40xf32>
+  }
+  affine.for %i = 0 to 15 {
+    %a = affine.load %t[%i + symbol(%n)] : memref<40xf32>
+    affine.store %a, %t[%i + symbol(%n) - 1] : memref<40xf32>
+    affine.store %a, %out[%i] : memref<15xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @subscript_symbol
+// CHECK: memref.alloc() : memref<26xf32>
+// CHECK: affine.load %{{\w+}}[symbol(%{{\w+}})] : memref<26xf32>
+// CHECK: affine.store %{{\w+}}, %{{\w+}}[symbol(%{{\w+}}) - 1] : memref<26xf32>
+// CHECK: 9:3: remark: affine-loop-fusion: producer loop nest fused into the nest at 14:3 at depth 1
+// CHECK: 8:3: remark: affine-loop-fusion: buffer shrunk from 160 B to 104 B (memref<26xf32>)
 
 // -----
 

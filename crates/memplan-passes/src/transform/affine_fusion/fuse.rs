@@ -58,10 +58,10 @@ pub(super) fn fuse_best(
     let m = &st.m;
     movable(m, src).map_err(|e| format!("the source nest cannot be moved: {e}"))?;
     let written = written_set(m, ctx.func);
-    if let Some(why) = opaque_reason(m, src, &written, &ctx.syms) {
+    if let Some(why) = opaque_reason(m, src, &written, &ctx.syms, &ctx.subs) {
         return Err(format!("the source nest holds {why}"));
     }
-    if let Some(why) = opaque_reason(m, dst, &written, &ctx.syms) {
+    if let Some(why) = opaque_reason(m, dst, &written, &ctx.syms, &ctx.subs) {
         return Err(format!("the destination nest holds {why}"));
     }
     let shared: Vec<ValueId> = match kind {

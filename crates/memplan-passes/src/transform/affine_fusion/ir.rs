@@ -16,6 +16,14 @@ pub(super) fn map_prop(m: &Module, op: OpId, key: &str) -> Option<AffineMap> {
     }
 }
 
+/// [`map_prop`], borrowed.
+pub(super) fn map_ref<'m>(m: &'m Module, op: OpId, key: &str) -> Option<&'m AffineMap> {
+    match m.op(op).props.get(key).or_else(|| m.op(op).attrs.get(key)) {
+        Some(Attribute::AffineMap(a)) => Some(a),
+        _ => None,
+    }
+}
+
 pub(super) fn set_prop(m: &Module, op: OpId, key: &str) -> Option<IntegerSet> {
     match m.op(op).props.get(key).or_else(|| m.op(op).attrs.get(key)) {
         Some(Attribute::IntegerSet(a)) => Some(a.clone()),

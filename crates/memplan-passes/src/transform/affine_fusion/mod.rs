@@ -27,13 +27,13 @@
 //!   recomputation; a fusion that fails it is left alone with a remark. The check needs
 //!   loop bounds that evaluate to constants (symbols may appear in subscripts of buffers
 //!   the function never writes) and at most a few million accesses per function. Index
-//!   arguments used directly as loop bound or `affine.if` operands (*symbols*) are modelled
-//!   by `symbolic`: the check runs at every point of a finite set of their values and must
-//!   pass at each, the set being one that provably covers all values (the others behave
-//!   like its ends, or the original goes out of bounds there); the rewritten function must
-//!   settle on the same ends. A nest that does not qualify (a symbol through arithmetic or
-//!   in a written buffer's subscript, symbols whose values cannot be covered with a few
-//!   hundred runs) is one opaque step (it reads, and may overwrite, every element of every
+//!   arguments used directly as loop bound, `affine.if` or subscript operands (*symbols*) are
+//!   modelled by `symbolic`: the check runs at every point of a finite set of their values
+//!   and must pass at each, the set being one that provably covers all values (the others
+//!   behave like its ends, or the original goes out of bounds there); the rewritten function
+//!   must settle on the same ends. A nest that does not qualify (a symbol through arithmetic,
+//!   in a written buffer's subscript without a finite in-bounds range, symbols whose values
+//!   cannot be covered with a few hundred runs) is one opaque step (it reads, and may overwrite, every element of every
 //!   buffer it touches) and is never fused. As upstream does, distinct memref
 //!   arguments are assumed not to alias. Slices come from the same execution, not from
 //!   integer sets: exact for the nests the check accepts.
@@ -55,7 +55,9 @@
 //! Greedy mode runs producer-consumer fusion (a source with several consumers is fused
 //! into all of them and then removed, or not at all), sibling fusion (kept only when it does
 //! not make shrinking worse), producer-consumer fusion again, then shrinking; `producer` and
-//! `sibling` run only their kind.
+//! `sibling` run only their kind. Producer-consumer fusion visits the sources from the last
+//! one back, and, where that order differs, again in upstream's order (destinations front to
+//! back); the whole pipeline's result with fewer static bytes is kept (the first on a tie).
 
 use memplan_ir::fxhash::{FxHashMap, FxHashSet};
 use memplan_ir::{
@@ -223,8 +225,10 @@ struct FnCtx<'a> {
     orig_loops: FxHashMap<OpId, Vec<OpId>>,
     /// The original's runs: one, or one per checked value of the modelled symbol.
     runs: Runs,
-    /// The modelled symbol (at most one) and how its values are covered.
+    /// The modelled symbols and how their values are covered.
     syms: FxHashSet<ValueId>,
+    /// The modelled symbols that may be subscripts (see `symbolic::defined_range`).
+    subs: FxHashSet<ValueId>,
     plan: Option<SymPlan>,
     /// (store, load) pairs of original ops where the load reads a value the store wrote
     /// (in any run).
@@ -234,6 +238,19 @@ struct FnCtx<'a> {
     remarks: Vec<Remark>,
     fusions: usize,
     shrunk: usize,
+    /// Set when a producer-consumer step had candidates that the two [`Order`]s visit in
+    /// different orders (otherwise both runs of the pipeline are the same).
+    order_matters: bool,
+}
+
+/// The order in which producer-consumer fusion visits the sources (FINDINGS G5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// The last source first.
+    LastSource,
+    /// Upstream's: destinations front to back, and for each the closest source first (a
+    /// source is visited at its first consumer).
+    FirstDestination,
 }
 
 impl FnCtx<'_> {
@@ -274,6 +291,7 @@ impl FnCtx<'_> {
                 self.place,
             );
             sim.syms.extend(val.iter().copied());
+            sim.subs.clone_from(&self.subs);
             if let Some(o) = observer.as_mut() {
                 sim.observer = Some(&mut **o);
             }
@@ -342,9 +360,10 @@ fn run_function(
     let origin = FxHashMap::default();
     // A symbol in loop bounds or guards: the check runs once per value it needs.
     let mut syms: FxHashSet<ValueId> = FxHashSet::default();
+    let mut subs: FxHashSet<ValueId> = FxHashSet::default();
     let mut plan = None;
     let mut runs: Runs = Vec::new();
-    let cands = bound_symbols(m, f);
+    let cands = candidate_symbols(m, f, &orig_loops, place);
     if !cands.is_empty() {
         // All symbols at once; when their points cannot be covered, each one alone (the
         // nests with the others stay opaque).
@@ -357,6 +376,7 @@ fn run_function(
             match plan_symbols(m, f, t, &orig_loops, place) {
                 Ok((p, r)) => {
                     syms.extend(p.syms());
+                    subs.extend(p.subs());
                     plan = Some(p);
                     runs = r;
                     break;
@@ -420,12 +440,14 @@ fn run_function(
         })
         .collect();
     let mut ctx = FnCtx {
+        order_matters: false,
         orig: m.clone(),
         func: f,
         entry,
         orig_loops,
         runs,
         syms,
+        subs,
         plan,
         flows,
         opts,
@@ -434,25 +456,58 @@ fn run_function(
         fusions: 0,
         shrunk: 0,
     };
-    let mut st = State {
-        m: m.clone(),
-        origin,
-    };
-    match opts.mode {
-        FusionMode::Greedy => {
-            producer_consumer(&mut ctx, &mut st);
-            sibling(&mut ctx, &mut st);
-            producer_consumer(&mut ctx, &mut st);
+    // The pipeline in both visiting orders of producer-consumer fusion (when they differ):
+    // the one with fewer static bytes wins, the first on a tie.
+    let mut best: Option<(u64, State, Vec<Remark>, usize, usize)> = None;
+    for order in [Order::LastSource, Order::FirstDestination] {
+        if order != Order::LastSource && !ctx.order_matters {
+            break;
         }
-        FusionMode::Producer => producer_consumer(&mut ctx, &mut st),
-        FusionMode::Sibling => sibling(&mut ctx, &mut st),
+        ctx.remarks.clear();
+        ctx.fusions = 0;
+        ctx.shrunk = 0;
+        let mut st = State {
+            m: m.clone(),
+            origin: origin.clone(),
+        };
+        match opts.mode {
+            FusionMode::Greedy => {
+                producer_consumer(&mut ctx, &mut st, order);
+                sibling(&mut ctx, &mut st);
+                producer_consumer(&mut ctx, &mut st, order);
+            }
+            FusionMode::Producer => producer_consumer(&mut ctx, &mut st, order),
+            FusionMode::Sibling => sibling(&mut ctx, &mut st),
+        }
+        shrink_all(&mut ctx, &mut st, true);
+        promote_single_iteration(&mut st, f);
+        let bytes = alloc_bytes(&st.m, f);
+        if best.as_ref().is_none_or(|b| bytes < b.0) {
+            best = Some((
+                bytes,
+                st,
+                std::mem::take(&mut ctx.remarks),
+                ctx.fusions,
+                ctx.shrunk,
+            ));
+        }
     }
-    shrink_all(&mut ctx, &mut st, true);
-    promote_single_iteration(&mut st, f);
+    let Some((_, st, mut remarks, fusions, shrunk)) = best else {
+        return;
+    };
     *m = st.m;
-    report.remarks.append(&mut ctx.remarks);
-    report.fusions += ctx.fusions;
-    report.shrunk += ctx.shrunk;
+    report.remarks.append(&mut remarks);
+    report.fusions += fusions;
+    report.shrunk += shrunk;
+}
+
+/// Static bytes of the allocations in function `f`.
+fn alloc_bytes(m: &Module, f: OpId) -> u64 {
+    m.walk_ops(f)
+        .into_iter()
+        .filter(|&o| matches!(name(m, o), "memref.alloc" | "memref.alloca"))
+        .filter_map(|o| m.value_type(m.result(o, 0)).static_byte_size())
+        .sum()
 }
 
 fn has_shrinkable(m: &Module, entry: BlockId) -> bool {
@@ -461,12 +516,14 @@ fn has_shrinkable(m: &Module, entry: BlockId) -> bool {
         && m.block_ops(entry).any(|o| name(m, o) == "affine.for")
 }
 
-fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
+fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State, order: Order) {
     let mut tried: FxHashSet<OpId> = FxHashSet::default();
     loop {
         let nests = ctx.nests(st);
         let mut progressed = false;
-        for (i, &src) in nests.iter().enumerate().rev() {
+        // (source position, source, its consumers) for every source not tried yet.
+        let mut cands: Vec<(usize, OpId, Vec<OpId>)> = Vec::new();
+        for (i, &src) in nests.iter().enumerate() {
             if tried.contains(&src) {
                 continue;
             }
@@ -498,9 +555,25 @@ fn producer_consumer(ctx: &mut FnCtx<'_>, st: &mut State) {
                         })
                 })
                 .collect();
-            if consumers.is_empty() {
-                continue;
+            if !consumers.is_empty() {
+                cands.push((i, src, consumers));
             }
+        }
+        let first_consumer = |c: &(usize, OpId, Vec<OpId>)| {
+            nests
+                .iter()
+                .position(|&n| n == c.2[0])
+                .unwrap_or(usize::MAX)
+        };
+        let last_source: Vec<OpId> = cands.iter().rev().map(|c| c.1).collect();
+        cands.sort_by_key(|c| (first_consumer(c), std::cmp::Reverse(c.0)));
+        if cands.iter().map(|c| c.1).ne(last_source.iter().copied()) {
+            ctx.order_matters = true;
+        }
+        if order == Order::LastSource {
+            cands.sort_by_key(|c| std::cmp::Reverse(c.0));
+        }
+        for (_, src, consumers) in cands {
             tried.insert(src);
             let mut work = st.clone();
             let mut ok = true;

@@ -102,7 +102,7 @@ pub(super) fn shrink_one(
     let written = written_set(m, ctx.func);
     if let Some(why) = groups
         .iter()
-        .find_map(|g| opaque_reason(m, g.0, &written, &ctx.syms))
+        .find_map(|g| opaque_reason(m, g.0, &written, &ctx.syms, &ctx.subs))
     {
         return Err(format!("a nest using it holds {why}"));
     }

@@ -98,17 +98,18 @@ pub(super) fn evaluable(
 
 /// Why a top-level nest cannot be executed abstractly (then it is treated as one opaque op
 /// that reads and overwrites every buffer it touches), or `None`. The modelled symbols
-/// `syms` may be loop bound and `affine.if` operands, never subscripts of written buffers.
+/// `syms` may be loop bound and `affine.if` operands; only those of `subs` (symbols whose
+/// every defined value the check runs, see `symbolic`) may be subscripts of written buffers.
 pub(super) fn opaque_reason(
     m: &Module,
     nest: OpId,
     written: &FxHashSet<ValueId>,
     syms: &FxHashSet<ValueId>,
+    subs: &FxHashSet<ValueId>,
 ) -> Option<String> {
-    let none = FxHashSet::default();
     for o in m.walk_ops(nest) {
         let n = name(m, o);
-        let check = |vals: &[ValueId]| vals.iter().all(|&v| evaluable(m, v, nest, 0, &none));
+        let check = |vals: &[ValueId]| vals.iter().all(|&v| evaluable(m, v, nest, 0, subs));
         let check_sym = |vals: &[ValueId]| vals.iter().all(|&v| evaluable(m, v, nest, 0, syms));
         match n {
             "affine.for" => {
@@ -188,8 +189,11 @@ pub(super) struct Sim<'a> {
     pub(super) counts: FxHashMap<OpId, u64>,
     /// Values of the modelled symbols in this run (used by loop bounds and guards only).
     pub(super) syms: FxHashMap<ValueId, i64>,
-    /// True while a loop bound or guard is evaluated (the only place symbols are read).
+    /// True while a loop bound or guard is evaluated (the only place symbols are read but
+    /// for those of `subs`).
     pub(super) use_sym: bool,
+    /// Modelled symbols read in subscripts too (every defined value of theirs is run).
+    pub(super) subs: FxHashSet<ValueId>,
     /// Top-level nests executed as one opaque op.
     pub(super) opaque_nests: FxHashSet<OpId>,
     pub(super) events: u64,
@@ -227,6 +231,7 @@ impl<'a> Sim<'a> {
             counts: FxHashMap::default(),
             syms: FxHashMap::default(),
             use_sym: false,
+            subs: FxHashSet::default(),
             opaque_nests: FxHashSet::default(),
             events: 0,
             observer: None,
@@ -245,7 +250,7 @@ impl<'a> Sim<'a> {
         let syms: FxHashSet<ValueId> = self.syms.keys().copied().collect();
         for o in self.m.block_ops(entry) {
             if name(self.m, o) == "affine.for"
-                && opaque_reason(self.m, o, &self.written, &syms).is_some()
+                && opaque_reason(self.m, o, &self.written, &syms, &self.subs).is_some()
             {
                 self.opaque_nests.insert(o);
             }
@@ -291,7 +296,7 @@ impl<'a> Sim<'a> {
         if let Some(&x) = self.env.get(&v) {
             return Some(x);
         }
-        if depth == 0 && self.use_sym {
+        if depth == 0 && (self.use_sym || self.subs.contains(&v)) {
             if let Some(&x) = self.syms.get(&v) {
                 return Some(x);
             }
@@ -356,20 +361,22 @@ impl<'a> Sim<'a> {
     pub(super) fn identity(&self, op: OpId) -> Result<(OpId, u128), String> {
         let o = self.origin(op);
         let loops = self.orig_loops.get(&o).ok_or("an op of unknown origin")?;
-        let mut vals = Vec::with_capacity(loops.len());
-        for l in loops {
-            let v = self
+        if loops.len() > PACK_MAX_LEN {
+            return Err("iteration vector out of range".into());
+        }
+        let mut vals = [0i64; PACK_MAX_LEN];
+        for (slot, l) in vals.iter_mut().zip(loops) {
+            *slot = self
                 .stack
                 .iter()
                 .rev()
                 .find(|(cur, _)| self.origin(*cur) == *l)
                 .ok_or("an op outside its original loops")?
                 .1;
-            vals.push(v);
         }
         Ok((
             o,
-            pack(vals.into_iter()).ok_or("iteration vector out of range")?,
+            pack(vals[..loops.len()].iter().copied()).ok_or("iteration vector out of range")?,
         ))
     }
 
@@ -573,8 +580,8 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn exec_block(&mut self, b: BlockId) -> Result<(), String> {
-        let ops: Vec<OpId> = self.m.block_ops(b).collect();
-        for op in ops {
+        let m = self.m;
+        for op in m.block_ops(b) {
             self.exec_op(op)?;
         }
         Ok(())
@@ -613,18 +620,37 @@ impl<'a> Sim<'a> {
                 }
             }
             "affine.for" => {
-                let p = for_parts(m, op).ok_or("malformed affine.for")?;
+                // Borrowed parts (this runs once per loop instance).
+                let malformed = "malformed affine.for";
+                let (Some(lbm), Some(ubm)) = (
+                    map_ref(m, op, "lowerBoundMap"),
+                    map_ref(m, op, "upperBoundMap"),
+                ) else {
+                    return Err(malformed.into());
+                };
+                let step = m
+                    .op(op)
+                    .props
+                    .get("step")
+                    .and_then(|a| a.as_int())
+                    .ok_or(malformed)? as i64;
+                let ops = m.operands(op);
+                let nl = (lbm.num_dims + lbm.num_symbols) as usize;
+                let nu = (ubm.num_dims + ubm.num_symbols) as usize;
+                if ops.len() < nl + nu {
+                    return Err(malformed.into());
+                }
                 self.use_sym = true;
                 let lb = self
-                    .eval_map(&p.lb, &p.lb_ops, 0)
+                    .eval_map(lbm, &ops[..nl], 0)
                     .and_then(|v| v.into_iter().max());
                 let ub = self
-                    .eval_map(&p.ub, &p.ub_ops, 0)
+                    .eval_map(ubm, &ops[nl..nl + nu], 0)
                     .and_then(|v| v.into_iter().min());
                 self.use_sym = false;
                 let lb = lb.ok_or("a loop bound that does not evaluate to a constant")?;
                 let ub = ub.ok_or("a loop bound that does not evaluate to a constant")?;
-                if p.step <= 0 {
+                if step <= 0 {
                     return Err("a non-positive step".into());
                 }
                 let b = body(m, op, 0).ok_or("loop without body")?;
@@ -636,7 +662,7 @@ impl<'a> Sim<'a> {
                     self.stack.push((op, i));
                     self.exec_block(b)?;
                     self.stack.pop();
-                    i = i.checked_add(p.step).ok_or("loop overflow")?;
+                    i = i.checked_add(step).ok_or("loop overflow")?;
                 }
                 self.env.remove(&iv);
             }
@@ -668,8 +694,15 @@ impl<'a> Sim<'a> {
                 }
             }
             "affine.load" | "affine.store" => {
-                let (mref, map, idx, write) = access_parts(m, op).ok_or("malformed access")?;
-                self.access(op, mref, &map, &idx, write)?;
+                let ops = m.operands(op);
+                let write = n == "affine.store";
+                let first = usize::from(write);
+                let (Some(&mref), Some(idx), Some(map)) =
+                    (ops.get(first), ops.get(first + 1..), map_ref(m, op, "map"))
+                else {
+                    return Err("malformed access".into());
+                };
+                self.access(op, mref, map, idx, write)?;
             }
             "memref.load" | "memref.store" => {
                 let ops = m.operands(op);

@@ -1,12 +1,19 @@
-//! Symbols in loop bounds and guards: the exact check run once per point of their values,
-//! and the argument that the points it runs cover every other one (FINDINGS F3).
+//! Symbols in loop bounds, guards and subscripts: the exact check run once per point of their
+//! values, and the argument that the points it runs cover every other one (FINDINGS F3, F4).
 //!
-//! The abstract execution needs every loop bound and guard to evaluate. The index arguments
-//! of the function that are direct operands of loop bounds or `affine.if` conditions (the
-//! *symbols*; never through arithmetic, never in a subscript of a buffer the function
-//! writes: such nests stay opaque) are given values, and the check must pass at each point
-//! of a finite set. Per symbol `s`, the values outside the set are covered as follows:
+//! The abstract execution needs every loop bound, guard and subscript of a written buffer to
+//! evaluate. The index arguments of the function that are direct operands of loop bounds,
+//! `affine.if` conditions or such subscripts (the *symbols*; never through arithmetic) are
+//! given values, and the check must pass at each point of a finite set. Per symbol `s`, the
+//! values outside the set are covered as follows:
 //!
+//! - **A symbol in subscripts** ([`defined_range`]): when an access whose subscripts are linear
+//!   in `s` runs in a top-level nest whose loops have bounds without symbols (no `affine.if`
+//!   around it), the same instances run for every value of every symbol, and each is in
+//!   bounds only on an interval of `s`: outside the intersection `[L, H]` the original has no
+//!   defined behaviour. Every value of `[L, H]` is run (`exact`); the symbol may then be read in
+//!   any subscript, and nothing is asked of the rewritten function outside the range. A symbol
+//!   in a written buffer's subscript without such a range keeps its nests opaque.
 //! - **Below `low`** every constraint that holds `s` (a bound `iv >= a·s + r`, `iv < a·s + r`
 //!   or a guard row) is *decided*: its truth is the same for all `s <= low`, all values of the
 //!   other symbols and every value of the induction variables it sees, judged on interval
@@ -16,19 +23,22 @@
 //!   `s <= low`: the symbol is read nowhere else. The rewritten function must satisfy the same
 //!   at the same `low`, so both behave for `s < low` as at `low`.
 //! - **Above `high`**, the same argument mirrored (every constraint decided for `s >= high`,
-//!   in both functions); or, without such a `high`, undefined behaviour of the original: when
-//!   every constraint on `s` can only become true as `s` grows (upper bounds `a·s + r` with
-//!   `a > 0`, lower bounds with `a < 0` and step 1, guards `a·s + r >= 0` with `a > 0` and no
-//!   memory access in their `else`), the access instances the original executes only grow
-//!   with `s` (the others fixed), and their subscripts do not hold symbols; so once the
-//!   original goes out of bounds (or touches a freed buffer) at a point, it does so at every
-//!   point above it along `s`, where it has no defined behaviour to keep.
+//!   in both functions).
+//! - **Without a `high`**, undefined behaviour of the original: when every constraint on `s`
+//!   can only become true as `s` grows (upper bounds `a·s + r` with `a > 0`, lower bounds with
+//!   `a < 0` and step 1, guards `a·s + r >= 0` with `a > 0` and no memory access in their
+//!   `else`), the access instances the original executes only grow with `s` (the others
+//!   fixed), and their subscripts do not hold `s`; so once the original goes out of bounds (or
+//!   touches a freed buffer) at a point, it does so at every point above it along `s`, where it
+//!   has no defined behaviour to keep. **Without a `low`**, the mirror: every constraint only
+//!   becomes true as `s` decreases (a symbolic lower bound `%n to 64` with step 1, h-f4g5).
 //!
-//! The points run: from the corner of the `low`s, every point reachable by raising one symbol
-//! at a time, up to its `high` (where it has one), not raising such a growing symbol past a
-//! point where the original goes out of bounds. Every other point equals one of those after
-//! clamping to the `low`s and `high`s, or lies above an out-of-bounds one. Points at which the
-//! original goes out of bounds are skipped. When the set would exceed [`MAX_VALUES`] points (or
+//! The points run: from the corner of the `low`s (a symbol without one starts at its `high`),
+//! every point reachable by moving one symbol at a time by one, within its ends where it has
+//! them, and not on past a point where the original goes out of bounds along a symbol it only
+//! grows with in that direction. Every other point equals one of those after clamping to the
+//! `low`s and `high`s, or lies beyond an out-of-bounds one. Points at which the original goes
+//! out of bounds are skipped. When the set would exceed [`MAX_VALUES`] points (or
 //! [`POINTS_BUDGET`] accesses over all their runs), the symbols are not modelled and nests that
 //! hold them stay opaque, as before.
 
@@ -38,7 +48,7 @@ use super::*;
 const INF: i128 = 1 << 100;
 
 /// Most symbol values the check enumerates per function.
-pub(super) const MAX_VALUES: usize = 96;
+pub(super) const MAX_VALUES: usize = 320;
 
 /// Most abstract events over all the runs of the original at a function's points: every
 /// candidate the pass checks runs them all again, so this bounds a check's cost.
@@ -177,13 +187,19 @@ fn coef(e: &AffineExpr, is_s: &dyn Fn(bool, u32) -> bool) -> Option<i128> {
     })
 }
 
-/// Top-level nests the check runs as one opaque step when `s` is modelled.
-fn opaque_set(m: &Module, f: OpId, syms: &FxHashSet<ValueId>) -> FxHashSet<OpId> {
+/// Top-level nests the check runs as one opaque step when `syms` are modelled (those of
+/// `subs` in subscripts too).
+fn opaque_set(
+    m: &Module,
+    f: OpId,
+    syms: &FxHashSet<ValueId>,
+    subs: &FxHashSet<ValueId>,
+) -> FxHashSet<OpId> {
     let written = written_set(m, f);
     let mut out = FxHashSet::default();
     if let Some(entry) = body(m, f, 0) {
         for o in m.block_ops(entry) {
-            if name(m, o) == "affine.for" && opaque_reason(m, o, &written, syms).is_some() {
+            if name(m, o) == "affine.for" && opaque_reason(m, o, &written, syms, subs).is_some() {
                 out.insert(o);
             }
         }
@@ -219,6 +235,208 @@ pub(super) fn bound_symbols(m: &Module, f: OpId) -> Vec<ValueId> {
         }
     }
     out
+}
+
+/// The index arguments of `f` that are direct operands of a subscript of a buffer the
+/// function writes (their nests are opaque unless every defined value is run, see
+/// [`defined_range`]).
+pub(super) fn subscript_symbols(m: &Module, f: OpId) -> Vec<ValueId> {
+    let Some(entry) = body(m, f, 0) else {
+        return Vec::new();
+    };
+    let args: Vec<ValueId> = m
+        .block_args(entry)
+        .iter()
+        .copied()
+        .filter(|&a| m.value_type(a).is_index())
+        .collect();
+    let written = written_set(m, f);
+    let mut out = Vec::new();
+    for o in m.walk_ops(f) {
+        let Some((mref, _, idx, _)) = access_parts(m, o) else {
+            continue;
+        };
+        if !written.contains(&mref) {
+            continue;
+        }
+        for v in idx {
+            if args.contains(&v) && !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// Most loop iterations [`defined_range`] enumerates per function.
+const RANGE_BUDGET: u64 = 1 << 18;
+
+/// A finite range `[L, H]` of values of symbol `s` outside which the original function
+/// has no defined behaviour: an `affine.load`/`affine.store` whose subscripts are linear in
+/// `s` (a direct operand; the other operands constants or induction variables) runs in a
+/// top-level nest whose loops (no `affine.if` around it) have bounds without symbols, so the
+/// same instances run for every value of every symbol; each instance is in bounds only for
+/// an interval of `s` (its subscript is `e + a·s` with `e` fixed, the dimension static), and
+/// outside the intersection of those intervals some instance is out of bounds. `None` when
+/// no such access runs at least once.
+pub(super) fn defined_range(
+    m: &Module,
+    f: OpId,
+    s: ValueId,
+    orig_loops: &FxHashMap<OpId, Vec<OpId>>,
+    place: &dyn Fn(Span) -> String,
+) -> Option<(i128, i128)> {
+    let entry = body(m, f, 0)?;
+    let none = FxHashSet::default();
+    let origin = FxHashMap::default();
+    let mut sim = Sim::new(m, &origin, orig_loops, None, m, place);
+    let mut range: Option<(i128, i128)> = None;
+    let mut budget = RANGE_BUDGET;
+    for o in m.walk_ops(f) {
+        let Some((mref, map, idx, _)) = access_parts(m, o) else {
+            continue;
+        };
+        if !idx.contains(&s) {
+            continue;
+        }
+        let Some(shape) = m.value_type(mref).shape().map(|x| x.to_vec()) else {
+            continue;
+        };
+        if shape.len() != map.results.len() {
+            continue;
+        }
+        // The enclosing loops, up to a top-level nest, and nothing else.
+        let mut loops = Vec::new();
+        let mut cur = m.parent_op(o);
+        let mut top = None;
+        while let Some(p) = cur {
+            if p == f {
+                break;
+            }
+            if name(m, p) != "affine.for" {
+                loops.clear();
+                break;
+            }
+            loops.push(p);
+            top = Some(p);
+            cur = m.parent_op(p);
+        }
+        let Some(top) = top else {
+            continue;
+        };
+        if loops.is_empty() || m.op_block(top) != Some(entry) {
+            continue;
+        }
+        loops.reverse();
+        let plain = loops.iter().all(|&l| {
+            for_parts(m, l).is_some_and(|p| {
+                p.step > 0
+                    && p.lb_ops
+                        .iter()
+                        .chain(&p.ub_ops)
+                        .all(|&v| evaluable(m, v, top, 0, &none))
+            })
+        });
+        let nd = map.num_dims;
+        let is_s = |sym: bool, i: u32| idx.get((if sym { nd + i } else { i }) as usize) == Some(&s);
+        let coefs: Option<Vec<i128>> = map.results.iter().map(|e| coef(e, &is_s)).collect();
+        let (Some(coefs), true) = (coefs, plain) else {
+            continue;
+        };
+        if coefs.iter().all(|&a| a == 0)
+            || !idx
+                .iter()
+                .all(|&v| v == s || evaluable(m, v, top, 0, &none))
+        {
+            continue;
+        }
+        // Every instance: the interval of `s` that keeps it in bounds.
+        let mut acc: Option<(i128, i128)> = None;
+        let mut ok = true;
+        let mut visit = |sim: &Sim<'_>| -> bool {
+            let vals: Option<Vec<i64>> = idx
+                .iter()
+                .map(|&v| if v == s { Some(0) } else { sim.eval(v, 0) })
+                .collect();
+            let Some(vals) = vals else {
+                return false;
+            };
+            let nd = nd as usize;
+            for ((e, &a), &n) in map.results.iter().zip(&coefs).zip(&shape) {
+                if a == 0 || n < 0 {
+                    continue;
+                }
+                let Some(v0) = eval_expr(e, &vals[..nd], &vals[nd..]) else {
+                    return false;
+                };
+                let (v0, n) = (i128::from(v0), i128::from(n));
+                // 0 <= v0 + a·s <= n - 1.
+                let (lo, hi) = if a > 0 {
+                    (-floor_div(v0, a), floor_div(n - 1 - v0, a))
+                } else {
+                    (-floor_div(n - 1 - v0, -a), floor_div(v0, -a))
+                };
+                let cur = acc.unwrap_or((-INF, INF));
+                acc = Some((cur.0.max(lo), cur.1.min(hi)));
+            }
+            true
+        };
+        if !enumerate_loops(&mut sim, &loops, &mut budget, &mut visit) {
+            ok = false;
+        }
+        for &l in &loops {
+            if let Some(iv) = for_iv(m, l) {
+                sim.env.remove(&iv);
+            }
+        }
+        if let (true, Some((lo, hi))) = (ok, acc) {
+            let cur = range.unwrap_or((-INF, INF));
+            range = Some((cur.0.max(lo), cur.1.min(hi)));
+        }
+    }
+    range
+}
+
+/// Runs `visit` at every iteration of the perfectly or imperfectly nested chain `loops`
+/// (outermost first; bounds evaluated in `sim`'s environment); false when a bound does not
+/// evaluate, `visit` fails or the budget runs out.
+fn enumerate_loops(
+    sim: &mut Sim<'_>,
+    loops: &[OpId],
+    budget: &mut u64,
+    visit: &mut dyn FnMut(&Sim<'_>) -> bool,
+) -> bool {
+    let Some((&l, rest)) = loops.split_first() else {
+        return visit(sim);
+    };
+    let Some(p) = for_parts(sim.m, l) else {
+        return false;
+    };
+    let lb = sim
+        .eval_map(&p.lb, &p.lb_ops, 0)
+        .and_then(|v| v.into_iter().max());
+    let ub = sim
+        .eval_map(&p.ub, &p.ub_ops, 0)
+        .and_then(|v| v.into_iter().min());
+    let (Some(lb), Some(ub), Some(iv)) = (lb, ub, for_iv(sim.m, l)) else {
+        return false;
+    };
+    let mut i = lb;
+    while i < ub {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        sim.env.insert(iv, i);
+        if !enumerate_loops(sim, rest, budget, visit) {
+            return false;
+        }
+        let Some(n) = i.checked_add(p.step) else {
+            return false;
+        };
+        i = n;
+    }
+    true
 }
 
 /// One constraint `a·s + r >= 0` (or `== 0`): (a, interval of r).
@@ -437,21 +655,36 @@ fn const_value(m: &Module, v: ValueId) -> Option<i64> {
 /// The largest `L` such that `f` (as the check models it) behaves the same for every value
 /// of `s` at most `L` (`sign` 1), or the negated smallest `H` such that it does for every
 /// value at least `H` (`sign` -1); `None` when there is no such bound.
-fn settled(m: &Module, f: OpId, s: ValueId, syms: &FxHashSet<ValueId>, sign: i128) -> Option<i128> {
+fn settled(
+    m: &Module,
+    f: OpId,
+    s: ValueId,
+    syms: &FxHashSet<ValueId>,
+    subs: &FxHashSet<ValueId>,
+    sign: i128,
+) -> Option<i128> {
     let w = Walk {
         m,
         s,
         sign,
-        opaque: opaque_set(m, f, syms),
+        opaque: opaque_set(m, f, syms, subs),
     };
     let entry = body(m, f, 0)?;
     let need = w.block(entry, &mut FxHashMap::default());
     (need > -INF).then_some(need)
 }
 
-/// True if the access instances `f` executes only grow with `s` (see the module doc).
-fn monotone(m: &Module, f: OpId, s: ValueId, syms: &FxHashSet<ValueId>) -> bool {
-    let opaque = opaque_set(m, f, syms);
+/// True if the access instances `f` executes only grow with `s` (`dir` 1) or only grow as
+/// `s` decreases (`dir` -1; see the module doc).
+fn monotone(
+    m: &Module,
+    f: OpId,
+    s: ValueId,
+    syms: &FxHashSet<ValueId>,
+    subs: &FxHashSet<ValueId>,
+    dir: i128,
+) -> bool {
+    let opaque = opaque_set(m, f, syms, subs);
     let Some(entry) = body(m, f, 0) else {
         return false;
     };
@@ -471,7 +704,7 @@ fn monotone(m: &Module, f: OpId, s: ValueId, syms: &FxHashSet<ValueId>) -> bool 
                             let is_s = |sym: bool, i: u32| {
                                 ops.get((if sym { nd + i } else { i }) as usize) == Some(&s)
                             };
-                            match coef(e, &is_s) {
+                            match coef(e, &is_s).map(|a| a * dir) {
                                 None => return false,
                                 Some(a) if lower && (a > 0 || (a < 0 && p.step != 1)) => {
                                     return false
@@ -493,7 +726,7 @@ fn monotone(m: &Module, f: OpId, s: ValueId, syms: &FxHashSet<ValueId>) -> bool 
                     };
                     let mut holds_s = false;
                     for (e, eq) in &set.constraints {
-                        match coef(e, &is_s) {
+                        match coef(e, &is_s).map(|a| a * dir) {
                             None => return false,
                             Some(0) => {}
                             Some(a) if *eq || a < 0 => return false,
@@ -524,13 +757,19 @@ fn monotone(m: &Module, f: OpId, s: ValueId, syms: &FxHashSet<ValueId>) -> bool 
 #[derive(Clone, Debug)]
 pub(super) struct SymClass {
     pub(super) sym: ValueId,
-    /// Every value up to this one behaves as this one (checked).
-    pub(super) low: i128,
+    /// Every value up to this one behaves as this one (checked), when known; otherwise the
+    /// original only grows as the symbol decreases and goes out of bounds below the values run.
+    pub(super) low: Option<i128>,
     /// Every value from this one on behaves as this one (checked), when known; otherwise
     /// the original only grows with the symbol and goes out of bounds past the values run.
     pub(super) high: Option<i128>,
     /// The access instances of the original only grow with the symbol.
-    pub(super) mono: bool,
+    pub(super) up: bool,
+    /// The access instances of the original only grow as the symbol decreases.
+    pub(super) down: bool,
+    /// `[low, high]` is the symbol's [`defined_range`]: every value in it is run, the
+    /// original is out of bounds at every other one, and the symbol may be a subscript.
+    pub(super) exact: bool,
 }
 
 /// How the check covers every value of the modelled symbols.
@@ -545,14 +784,25 @@ impl SymPlan {
         self.classes.iter().map(|c| c.sym)
     }
 
-    /// The rewritten function must behave alike on the same classes of values.
+    /// The modelled symbols that may be subscripts (every defined value is run).
+    pub(super) fn subs(&self) -> impl Iterator<Item = ValueId> + '_ {
+        self.classes.iter().filter(|c| c.exact).map(|c| c.sym)
+    }
+
+    /// The rewritten function must behave alike on the same classes of values (symbols whose
+    /// every defined value is run need nothing: the original has no behaviour to keep
+    /// outside their range).
     pub(super) fn check(&self, m: &Module, f: OpId) -> Result<(), String> {
         let syms: FxHashSet<ValueId> = self.syms().collect();
-        for c in &self.classes {
-            let low_ok = settled(m, f, c.sym, &syms, 1).is_some_and(|l| l >= c.low);
+        let subs: FxHashSet<ValueId> = self.subs().collect();
+        for c in self.classes.iter().filter(|c| !c.exact) {
+            let low_ok = match c.low {
+                None => true,
+                Some(l) => settled(m, f, c.sym, &syms, &subs, 1).is_some_and(|x| x >= l),
+            };
             let high_ok = match c.high {
                 None => true,
-                Some(h) => settled(m, f, c.sym, &syms, -1).is_some_and(|l| -l <= h),
+                Some(h) => settled(m, f, c.sym, &syms, &subs, -1).is_some_and(|x| -x <= h),
             };
             if !(low_ok && high_ok) {
                 return Err("the rewritten nests cannot be shown to behave alike for every value of the symbols in their bounds".into());
@@ -565,10 +815,28 @@ impl SymPlan {
 /// One run of the original per checked point: (the symbols' values, what the run recorded).
 pub(super) type Runs = Vec<(Vec<(ValueId, i64)>, Reference)>;
 
+/// The symbols of `f` the check may model: those in loop bounds and guards, and those in
+/// subscripts of written buffers that have a [`defined_range`].
+pub(super) fn candidate_symbols(
+    m: &Module,
+    f: OpId,
+    orig_loops: &FxHashMap<OpId, Vec<OpId>>,
+    place: &dyn Fn(Span) -> String,
+) -> Vec<ValueId> {
+    let mut out = bound_symbols(m, f);
+    for s in subscript_symbols(m, f) {
+        if !out.contains(&s) && defined_range(m, f, s, orig_loops, place).is_some() {
+            out.push(s);
+        }
+    }
+    out
+}
+
 /// Plans the enumeration of the symbols `syms` and runs the original at each point it needs:
-/// from the corner of the lower ends, every point reachable by raising one symbol at a time
-/// (up to its upper end, where there is one), except past a point where the original goes
-/// out of bounds, along the symbols it only grows with.
+/// from the corner of the lower ends (the upper end of a symbol without one), every point
+/// reachable by moving one symbol at a time by one, within its ends where it has them, but
+/// not on past a point where the original goes out of bounds in a direction the original
+/// only grows along.
 pub(super) fn plan_symbols(
     m: &Module,
     f: OpId,
@@ -577,24 +845,53 @@ pub(super) fn plan_symbols(
     place: &dyn Fn(Span) -> String,
 ) -> Result<(SymPlan, Runs), String> {
     let set: FxHashSet<ValueId> = syms.iter().copied().collect();
+    let written_subs = subscript_symbols(m, f);
     let mut classes = Vec::new();
+    let mut subs: FxHashSet<ValueId> = FxHashSet::default();
     for &s in syms {
-        let low = settled(m, f, s, &set, 1)
-            .ok_or("the small values of a symbol cannot be shown to behave alike")?;
-        if low >= INF {
+        if !written_subs.contains(&s) {
+            continue;
+        }
+        if let Some((lo, hi)) = defined_range(m, f, s, orig_loops, place) {
+            subs.insert(s);
+            classes.push(SymClass {
+                sym: s,
+                low: Some(lo),
+                high: Some(hi),
+                up: false,
+                down: false,
+                exact: true,
+            });
+        }
+    }
+    for &s in syms {
+        if subs.contains(&s) {
+            continue;
+        }
+        let low = settled(m, f, s, &set, &subs, 1);
+        if low.is_some_and(|l| l >= INF) {
             // Only in nests that stay opaque anyway: not modelled.
             continue;
         }
-        let high = settled(m, f, s, &set, -1).map(|l| -l);
-        let mono = monotone(m, f, s, &set);
-        if high.is_none() && !mono {
+        let high = settled(m, f, s, &set, &subs, -1).map(|l| -l);
+        let up = monotone(m, f, s, &set, &subs, 1);
+        let down = monotone(m, f, s, &set, &subs, -1);
+        if low.is_none() && !down {
+            return Err("the small values of a symbol cannot be shown to behave alike".into());
+        }
+        if high.is_none() && !up {
             return Err("the large values of a symbol cannot be shown to behave alike".into());
+        }
+        if low.is_none() && high.is_none() {
+            return Err("no value of a symbol to start its enumeration from".into());
         }
         classes.push(SymClass {
             sym: s,
             low,
             high,
-            mono,
+            up,
+            down,
+            exact: false,
         });
     }
     if classes.is_empty() {
@@ -605,7 +902,10 @@ pub(super) fn plan_symbols(
     let origin = FxHashMap::default();
     let mut runs: Runs = Vec::new();
     let mut events = 0u64;
-    let start: Vec<i128> = classes.iter().map(|c| c.low).collect();
+    let start: Vec<i128> = classes
+        .iter()
+        .map(|c| c.low.or(c.high).unwrap_or(0))
+        .collect();
     let mut queue: std::collections::VecDeque<Vec<i128>> = [start.clone()].into();
     let mut seen: FxHashSet<Vec<i128>> = [start].into_iter().collect();
     let mut tried = 0usize;
@@ -622,6 +922,7 @@ pub(super) fn plan_symbols(
         }
         let mut sim = Sim::new(m, &origin, orig_loops, None, m, place);
         sim.syms.extend(vals.iter().copied());
+        sim.subs.clone_from(&subs);
         let res = sim.run(f);
         events += sim.events;
         if events > POINTS_BUDGET {
@@ -641,20 +942,25 @@ pub(super) fn plan_symbols(
             Err(e) => return Err(format!("at {vals:?}: {e}")),
         };
         for (k, c) in classes.iter().enumerate() {
-            // Past an out-of-bounds point, only the symbols the original may shrink with.
-            if ub && c.mono {
-                continue;
-            }
-            if c.high.is_some_and(|h| point[k] >= h) {
-                continue;
-            }
-            if c.high.is_none() && !c.mono {
-                continue;
-            }
-            let mut next = point.clone();
-            next[k] += 1;
-            if seen.insert(next.clone()) {
-                queue.push_back(next);
+            // Up: within the upper end, or, without one, along a symbol the original only
+            // grows with, not past an out-of-bounds point; down likewise.
+            let up = match c.high {
+                Some(h) => point[k] < h && !(ub && c.up),
+                None => c.up && !ub,
+            };
+            let down = match c.low {
+                Some(l) => point[k] > l && !(ub && c.down),
+                None => c.down && !ub,
+            };
+            for (ok, d) in [(up, 1), (down, -1)] {
+                if !ok {
+                    continue;
+                }
+                let mut next = point.clone();
+                next[k] += d;
+                if seen.insert(next.clone()) {
+                    queue.push_back(next);
+                }
             }
         }
     }
@@ -667,6 +973,46 @@ pub(super) fn plan_symbols(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `defined_range` of the function's last index argument in `text` (a function of
+    /// `%t: memref<36xf32>`, `%u: memref<8x8xf32>`, `%n: index`).
+    fn range_of(text: &str) -> Option<(i128, i128)> {
+        let src = format!(
+            "func.func @f(%t: memref<36xf32>, %u: memref<8x8xf32>, %n: index) {{\n{text}\n  return\n}}\n"
+        );
+        let reg = memplan_ir::Registry::with_all_dialects();
+        let m = memplan_ir::parse_module(&src, &reg, memplan_ir::ParseOptions::default())
+            .expect("parses");
+        let top = m.body();
+        let f = m
+            .block_ops(top)
+            .find(|&o| m.op(o).name == "func.func")
+            .expect("func");
+        let entry = body(&m, f, 0).expect("body");
+        let s = *m.block_args(entry).last().expect("arg");
+        let place = |_: Span| String::new();
+        defined_range(&m, f, s, &FxHashMap::default(), &place)
+    }
+
+    #[test]
+    fn defined_ranges_of_subscript_symbols() {
+        // i + n - 10 for i in 0..15 stays in 0..35 only for n in 10..31.
+        let load = "  affine.for %i = 0 to 15 {\n    %a = affine.load %t[%i + symbol(%n) - 10] : memref<36xf32>\n  }";
+        assert_eq!(range_of(load), Some((10, 31)));
+        // Two accesses intersect; a coefficient and a second dimension count too.
+        let two = "  affine.for %i = 0 to 4 {\n    %a = affine.load %t[%i + symbol(%n)] : memref<36xf32>\n    %b = affine.load %u[%i, 2 * symbol(%n) - 3] : memref<8x8xf32>\n  }";
+        assert_eq!(range_of(two), Some((2, 5)));
+        // Under a guard, in a loop bounded by the symbol, or in a loop that never runs: no range.
+        let guarded = "  affine.for %i = 0 to 15 {\n    affine.if affine_set<(d0) : (d0 - 3 >= 0)>(%i) {\n      %a = affine.load %t[%i + symbol(%n)] : memref<36xf32>\n    }\n  }";
+        assert_eq!(range_of(guarded), None);
+        let bounded = "  affine.for %i = 0 to %n {\n    %a = affine.load %t[%i + symbol(%n)] : memref<36xf32>\n  }";
+        assert_eq!(range_of(bounded), None);
+        let empty = "  affine.for %i = 0 to 0 {\n    %a = affine.load %t[%i + symbol(%n)] : memref<36xf32>\n  }";
+        assert_eq!(range_of(empty), None);
+        // Not linear in the symbol: no range.
+        let modulo = "  affine.for %i = 0 to 15 {\n    %a = affine.load %t[symbol(%n) mod 7] : memref<36xf32>\n  }";
+        assert_eq!(range_of(modulo), None);
+    }
 
     #[test]
     fn floor_div_rounds_down() {
