@@ -19,9 +19,6 @@ func.func @one_row(%out: memref<10x9xf32>) {
   }
   return
 }
-// CHECK: remark: affine-loop-fusion: producer loop nest fused into the nest at {{[0-9]+}}:5 at depth 1
-// CHECK: remark: affine-loop-fusion: buffer shrunk from 400 B to 4 B (memref<1x1xf32>)
-// CHECK: remark: affine-loop-fusion: sibling loop nest not fused into the nest at {{[0-9]+}}:5: depth 1: the load at {{[0-9]+:[0-9]+}} would read a value other than the original's
 // CHECK-LABEL: func.func @one_row
 // CHECK: %[[B:\w+]] = memref.alloc() : memref<1x1xf32>
 // CHECK: affine.for %[[I:\w+]] = 0 to 10 {
@@ -55,3 +52,7 @@ func.func @war_across_outer(%a: memref<6x8xf32>, %x: memref<9xf32>, %out: memref
 // CHECK: affine.for %{{\w+}} = 0 to 6 {
 // CHECK-NEXT: affine.for
 // CHECK: affine.for
+// The remarks follow the output.
+// CHECK: remark: affine-loop-fusion: producer loop nest fused into the nest at {{[0-9]+}}:5 at depth 1
+// CHECK: remark: affine-loop-fusion: buffer shrunk from 400 B to 4 B (memref<1x1xf32>)
+// CHECK: remark: affine-loop-fusion: sibling loop nest not fused into the nest at {{[0-9]+}}:5: depth 1: the load at {{[0-9]+:[0-9]+}} would read a value other than the original's
