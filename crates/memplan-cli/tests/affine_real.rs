@@ -8,7 +8,8 @@
 //! mlir-opt-22's where upstream's output prints the right values.
 //!
 //! CI runs a small sample (`MEMPLAN_AFFINE_REAL_PROGRAMS`, default 7: one per pipeline, from
-//! `MEMPLAN_AFFINE_REAL_SEED`, default 1). Needs the MLIR tools and python3: skipped without them
+//! `MEMPLAN_AFFINE_REAL_SEED`, default 1), plus `MEMPLAN_AFFINE_REAL_VECTOR` (default 4) kernels of
+//! `gen-vector` (affine.vector_load/vector_store mixed with scalar nests) from the same seed. Needs the MLIR tools and python3: skipped without them
 //! unless `MEMPLAN_REQUIRE_MLIR=1`. Larger runs: BENCHMARKS.md §12.1.
 
 mod support;
@@ -56,6 +57,28 @@ fn affine_real_pipelines() {
         String::from_utf8_lossy(&gen.stdout),
         String::from_utf8_lossy(&gen.stderr)
     );
+    // Kernels with affine.vector_load/vector_store (`gen-vector`), in the same directory.
+    let vectors = env("MEMPLAN_AFFINE_REAL_VECTOR", 4);
+    if vectors > 0 {
+        let vgen = Command::new("python3")
+            .arg(&script)
+            .args([
+                "gen-vector",
+                "--seed",
+                &seed.to_string(),
+                "--count",
+                &vectors.to_string(),
+            ])
+            .arg(&dir)
+            .output()
+            .expect("python3");
+        assert!(
+            vgen.status.success(),
+            "vector generator failed:\n{}{}",
+            String::from_utf8_lossy(&vgen.stdout),
+            String::from_utf8_lossy(&vgen.stderr)
+        );
+    }
     let out = Command::new("python3")
         .arg(&script)
         .args([
@@ -78,7 +101,7 @@ fn affine_real_pipelines() {
         "affine_real.py check failed:\n{report}"
     );
     assert!(
-        report.contains(&format!("cases {count} ")),
+        report.contains(&format!("cases {} ", count + vectors)),
         "not every program was checked:\n{report}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -70,6 +70,7 @@ use crate::remarks::Remark;
 mod expr;
 mod fuse;
 mod ir;
+mod nested;
 mod permute;
 mod shrink;
 mod sim;
@@ -79,6 +80,7 @@ mod symbolic;
 use expr::*;
 use fuse::*;
 use ir::*;
+use nested::*;
 use permute::*;
 use shrink::*;
 use sim::*;
@@ -221,6 +223,7 @@ struct FnCtx<'a> {
     /// The module before the pass (source positions of original ops).
     orig: Module,
     func: OpId,
+    /// The block whose nests are fused: the function body, or a loop body (nested.rs).
     entry: BlockId,
     orig_loops: FxHashMap<OpId, Vec<OpId>>,
     /// The original's runs: one, or one per checked value of the modelled symbol.
@@ -337,7 +340,7 @@ fn run_function(
         .block_ops(entry)
         .filter(|&o| name(m, o) == "affine.for")
         .collect();
-    if nests.len() < 2 && !has_shrinkable(m, entry) {
+    if nests.len() < 2 && !has_shrinkable(m, entry) && loop_body_blocks(m, f).is_empty() {
         return;
     }
     // Original loops of every op (the identity of its instances).
@@ -470,6 +473,8 @@ fn run_function(
             m: m.clone(),
             origin: origin.clone(),
         };
+        // Loop bodies first, as upstream's post-order walk (nested.rs).
+        fuse_in_loop_bodies(&mut ctx, &mut st, order);
         match opts.mode {
             FusionMode::Greedy => {
                 producer_consumer(&mut ctx, &mut st, order);

@@ -22,7 +22,7 @@ pub(super) fn shrunk_bytes(ctx: &mut FnCtx<'_>, st: &State) -> u64 {
 
 pub(super) fn shrink_all(ctx: &mut FnCtx<'_>, st: &mut State, report: bool) {
     let allocs: Vec<OpId> =
-        st.m.block_ops(ctx.entry)
+        st.m.block_ops(func_body(ctx, &st.m))
             .filter(|&o| matches!(name(&st.m, o), "memref.alloc" | "memref.alloca"))
             .collect();
     for a in allocs {
@@ -68,13 +68,14 @@ pub(super) fn shrink_one(
         return Ok(None);
     }
     let old_bytes = ty.static_byte_size().unwrap_or(0);
+    let entry = func_body(ctx, m);
     let mut groups: Vec<(OpId, Vec<OpId>)> = Vec::new();
     let mut deallocs = Vec::new();
     for u in m.uses(buf) {
         let n = name(m, u.op);
         match n {
             "memref.dealloc" => {
-                if m.op_block(u.op) != Some(ctx.entry) {
+                if m.op_block(u.op) != Some(entry) {
                     return Err("it is deallocated inside a region".into());
                 }
                 deallocs.push(u.op);
@@ -83,8 +84,7 @@ pub(super) fn shrink_one(
                 if n == "affine.store" && u.index == 0 {
                     return Err("it is stored as a value".into());
                 }
-                let top =
-                    ancestor_in(m, u.op, ctx.entry).ok_or("a use outside the function body")?;
+                let top = ancestor_in(m, u.op, entry).ok_or("a use outside the function body")?;
                 if top == u.op || name(m, top) != "affine.for" {
                     return Ok(None);
                 }
@@ -106,7 +106,7 @@ pub(super) fn shrink_one(
     {
         return Err(format!("a nest using it holds {why}"));
     }
-    groups.sort_by_key(|g| pos(m, ctx.entry, g.0));
+    groups.sort_by_key(|g| pos(m, entry, g.0));
     for g in &mut groups {
         g.1.sort();
     }

@@ -60,7 +60,7 @@ pub(super) struct Access<'b> {
 }
 
 /// True if `v` evaluates to a constant in every iteration of the loops inside `nest`: an
-/// induction variable of a loop in `nest`, a constant, or affine/integer arithmetic on those;
+/// induction variable of a loop in `nest` or enclosing it, a constant, or affine/integer arithmetic on those;
 /// or, directly (not through arithmetic), one of the modelled symbols `syms`, whose values
 /// the check enumerates (see `symbolic`).
 pub(super) fn evaluable(
@@ -81,7 +81,11 @@ pub(super) fn evaluable(
             index == 0
                 && m.block_region(block)
                     .and_then(|r| m.region_op(r))
-                    .is_some_and(|o| name(m, o) == "affine.for" && ancestor_or_self(m, o, nest))
+                    .is_some_and(|o| {
+                        // A loop of the nest, or one enclosing it (a nest in a loop body).
+                        name(m, o) == "affine.for"
+                            && (ancestor_or_self(m, o, nest) || ancestor_or_self(m, nest, o))
+                    })
         }
         ValueDef::OpResult { op, .. } => match name(m, op) {
             "arith.constant" | "index.constant" => true,

@@ -160,6 +160,20 @@ pub(super) fn fit_cover(
         width,
         expr: None,
     };
+    // The constant box (slope 0) when it is narrower: a union of needed ranges whose lower
+    // corner moves with `x` over part of the points only (`{x} ∪ [15, 25)`) is covered by
+    // `[10, 25)` at every point, where the most frequent slope needs a wider window.
+    let lo_min = points.iter().map(|p| p.1).min()?;
+    let hi_max = points.iter().map(|p| p.2).max()?;
+    let w0 = hi_max.checked_sub(lo_min)?.checked_add(1)?;
+    if w0 < best.width {
+        best = Cover {
+            slope: vec![0; n],
+            c0: lo_min,
+            width: w0,
+            expr: None,
+        };
+    }
     // A candidate corner (from the subscripts) that gives a narrower window wins.
     for e in candidates {
         let mut w = 0i64;
