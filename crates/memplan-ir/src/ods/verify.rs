@@ -420,6 +420,71 @@ pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
 
 // ===== C++ verifier rules =====
 
+/// Whether attribute `a` satisfies the ConfinedAttr predicates `confine` (the table's codes,
+/// see `AttrSpec::confine`), each evaluated as MLIR's predicate does. A predicate whose
+/// attribute is not of the kind it reads (the table's kind checks report that) passes.
+fn confined_attr_ok(a: &Attribute, confine: &str) -> bool {
+    confine.split(',').all(|c| {
+        let (code, arg) = c.split_once('=').unwrap_or((c, ""));
+        let num = || arg.parse::<i128>().ok();
+        match (code, a) {
+            ("min", Attribute::Integer { value, .. }) => num().is_none_or(|n| *value >= n),
+            ("max", Attribute::Integer { value, .. }) => num().is_none_or(|n| *value <= n),
+            ("pos", Attribute::Integer { value, .. }) => *value > 0,
+            ("nonneg", Attribute::Integer { value, .. }) => *value >= 0,
+            // `APInt::isPowerOf2` reads the bits: the most negative value of the width
+            // (a lone sign bit) counts
+            ("pow2", Attribute::Integer { value, ty }) => {
+                let v = *value;
+                (v > 0 && v & (v - 1) == 0)
+                    || (v < 0
+                        && int_width(ty)
+                            .is_some_and(|w| w >= 1 && w <= 64 && v == -(1i128 << (w - 1))))
+            }
+            ("oneof", Attribute::Integer { value, .. }) => arg
+                .split(':')
+                .any(|x| x.parse::<i128>().is_ok_and(|x| x == *value)),
+            (
+                "sorted",
+                Attribute::DenseArray {
+                    values: DenseArrayValues::Int(v),
+                    ..
+                },
+            ) => v.windows(2).all(|w| w[0] < w[1]),
+            (
+                "sorted",
+                Attribute::DenseArray {
+                    values: DenseArrayValues::Float(v),
+                    ..
+                },
+            ) => v.windows(2).all(|w| w[0] < w[1]),
+            (
+                "count",
+                Attribute::DenseArray {
+                    values: DenseArrayValues::Int(v),
+                    ..
+                },
+            ) => num().is_none_or(|n| v.len() as i128 == n),
+            (
+                "count",
+                Attribute::DenseArray {
+                    values: DenseArrayValues::Float(v),
+                    ..
+                },
+            ) => num().is_none_or(|n| v.len() as i128 == n),
+            ("mincount", Attribute::Array(v)) => num().is_none_or(|n| v.len() as i128 >= n),
+            _ => true,
+        }
+    })
+}
+
+fn int_width(t: &Type) -> Option<u32> {
+    match t.kind() {
+        TypeKind::Integer { width, .. } => Some(*width),
+        _ => None,
+    }
+}
+
 /// Checks that MLIR states in C++ (`verify()` methods, `PredOpTrait`s) rather than in
 /// the table's constraints: the table's `ElemSame` predicates, for every table op (hand-written
 /// ones included), and the rules below, each as MLIR 22 checks it. Run by the verifier after an
@@ -453,37 +518,15 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
         }
     }
     for spec in op.attrs.iter().filter(|a| !a.confine.is_empty()) {
-        let Some(Attribute::Integer { value, .. }) =
-            d.props.get(spec.name).or_else(|| d.attrs.get(spec.name))
-        else {
+        let Some(a) = d.props.get(spec.name).or_else(|| d.attrs.get(spec.name)) else {
             continue;
         };
-        for c in spec.confine.split(',') {
-            let (ok, what) = match c.split_once('=') {
-                Some(("min", n)) => (
-                    n.parse().is_ok_and(|n: i128| *value >= n),
-                    format!("whose minimum value is {n}"),
-                ),
-                Some(("max", n)) => (
-                    n.parse().is_ok_and(|n: i128| *value <= n),
-                    format!("whose maximum value is {n}"),
-                ),
-                _ => match c {
-                    "pos" => (*value > 0, "whose value is positive".to_string()),
-                    "nonneg" => (*value >= 0, "whose value is non-negative".to_string()),
-                    "pow2" => (
-                        *value > 0 && (*value & (*value - 1)) == 0,
-                        "whose value is a power of two > 0".to_string(),
-                    ),
-                    _ => (true, String::new()),
-                },
-            };
-            if !ok {
-                return Err(format!(
-                    "attribute '{}' failed to satisfy constraint: integer attribute {what}",
-                    spec.name
-                ));
-            }
+        if !confined_attr_ok(a, spec.confine) {
+            return Err(format!(
+                "attribute '{}' failed to satisfy constraint: {}",
+                spec.name,
+                spec.confine_summary.replace('+', " ")
+            ));
         }
     }
     let ty = |v: &ValueId| m.value_type(*v);
