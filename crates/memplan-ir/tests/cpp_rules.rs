@@ -199,6 +199,21 @@ const CASES: &[Case] = &[
     ("func.func @f(%b: !amdgpu.tdm_gather_base<i32, i16>, %x: vector<8xi16>) {\n  %0 = amdgpu.make_gather_dma_descriptor %b[%x] globalSize [4, 4] globalStride [4, 1] sharedSize [1, 2] : !amdgpu.tdm_gather_base<i32, i16>, vector<8xi16> -> !amdgpu.tdm_descriptor\n  return\n}", None),
     ("func.func @f(%b: !amdgpu.tdm_gather_base<i32, i16>, %x: vector<8xi32>) {\n  %0 = amdgpu.make_gather_dma_descriptor %b[%x] globalSize [4, 4] globalStride [4, 1] sharedSize [1, 2] : !amdgpu.tdm_gather_base<i32, i16>, vector<8xi32> -> !amdgpu.tdm_descriptor\n  return\n}", Some("indices' element type must match base's element type.")),
     ("func.func @f(%b: !amdgpu.tdm_gather_base<i32, i16>, %x: vector<8xi16>) {\n  %0 = amdgpu.make_gather_dma_descriptor %b[%x] globalSize [4, 4, 4] globalStride [16, 4, 1] sharedSize [1, 2, 2] : !amdgpu.tdm_gather_base<i32, i16>, vector<8xi16> -> !amdgpu.tdm_descriptor\n  return\n}", Some("tensor and tile must be at most of rank two in gather mode.")),
+    // operand constraints: AnyIntegerOrFloatOr1DVector, and constraints known by their summary
+    ("func.func @f(%a: vector<4xf32>, %b: i8) {\n  %0 = amdgpu.swizzle_bitmode %a 1 2 4 : vector<4xf32>\n  %1 = amdgpu.swizzle_bitmode %b 1 2 4 : i8\n  return\n}", None),
+    ("func.func @f(%a: si32) {\n  %0 = amdgpu.swizzle_bitmode %a 1 2 4 : si32\n  return\n}", Some("operand #0 must be Integer or Float or fixed-length vector of Integer or Float values of ranks 1, but got 'si32'")),
+    ("func.func @f(%a: vector<[4]xf32>) {\n  %0 = amdgpu.swizzle_bitmode %a 1 2 4 : vector<[4]xf32>\n  return\n}", Some("operand #0 must be Integer or Float or fixed-length vector of Integer or Float values of ranks 1")),
+    ("func.func @f(%a: vector<2x2xf32>) {\n  %0 = amdgpu.permlane_swap %a 16 : vector<2x2xf32>\n  return\n}", Some("operand #0 must be Integer or Float or fixed-length vector of Integer or Float values of ranks 1")),
+    // !amdgpu.tdm_gather_base: TDMGatherBaseType::verify
+    ("func.func @f(%x: vector<8xi32>, %b: !amdgpu.tdm_gather_base<f16, i32>) {\n  %0 = amdgpu.make_gather_dma_descriptor %b[%x] globalSize [4, 4] globalStride [4, 1] sharedSize [1, 2] : !amdgpu.tdm_gather_base<f16, i32>, vector<8xi32> -> !amdgpu.tdm_descriptor\n  return\n}", None),
+    ("func.func @f(%b: !amdgpu.tdm_gather_base<i32, i64>) {\n  \n  return\n}", Some("index type must be i16 or i32 but index type is 'i64'.")),
+    ("func.func @f(%b: !amdgpu.tdm_gather_base<i4, i16>) {\n  \n  return\n}", Some("element type must be 1, 2, 4, or 8 bytes wide but type 'i4' is 0 bytes wide.")),
+    // summaries: AnyTypeOf of scalars and (fixed-length) vectors of given lengths
+    ("func.func @f(%v: vector<4xf8E5M2FNUZ>, %s: f8E4M3FN) {\n  %0 = amdgpu.ext_packed_fp8 %v[0] : vector<4xf8E5M2FNUZ> to f32\n  %1 = amdgpu.ext_packed_fp8 %s[0] : f8E4M3FN to f32\n  return\n}", None),
+    ("func.func @f(%v: vector<8xf8E5M2FNUZ>) {\n  %0 = amdgpu.ext_packed_fp8 %v[0] : vector<8xf8E5M2FNUZ> to f32\n  return\n}", Some("op operand #0 must be f8E5M2FNUZ type or f8E4M3FNUZ type or f8E5M2 type or f8E4M3FN type or vector of f8E5M2FNUZ type or f8E4M3FNUZ type or f8E5M2 type or f8E4M3FN type values of length 1/2/3/4, but got 'vector<8xf8E5M2FNUZ>'")),
+    ("func.func @f(%v: vector<2x2xf8E5M2FNUZ>) {\n  %0 = amdgpu.ext_packed_fp8 %v[0] : vector<2x2xf8E5M2FNUZ> to f32\n  return\n}", None),
+    ("func.func @f(%a: f32, %e: vector<4xf8E4M3FN>) {\n  %0 = amdgpu.packed_trunc_2xfp8 %a, undef into %e[word 0] : f32 to vector<4xf8E4M3FN> into vector<4xf8E4M3FN>\n  return\n}", None),
+    ("func.func @f(%a: f32, %e: vector<[4]xf8E4M3FN>) {\n  %0 = amdgpu.packed_trunc_2xfp8 %a, undef into %e[word 0] : f32 to vector<[4]xf8E4M3FN> into vector<[4]xf8E4M3FN>\n  return\n}", Some("op operand #1 must be fixed-length vector of f8E4M3FNUZ type or f8E5M2FNUZ type or f8E4M3FN type or f8E5M2 type values of length 4, but got 'vector<[4]xf8E4M3FN>'")),
 ];
 
 #[test]
