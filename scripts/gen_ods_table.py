@@ -34,6 +34,9 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
   format      the assemblyFormat with whitespace runs collapsed to one space (empty when the op
               has none)
 
+After the ops, `%summary<TAB>Name<TAB>summary` lines give the summary (non-alphanumeric runs as
+`_`, like anonymous constraints) of each named operand/result constraint the ops use.
+
 The table is checked in: building memplan needs neither libmlir nor this script. `--check`
 regenerates it and compares (the test `ods_table_is_current` runs it when llvm-tblgen-22 and the
 MLIR .td files are installed).
@@ -218,6 +221,8 @@ class Reader:
     def __init__(self, records, typedefs):
         self.r = records
         self.typedefs = typedefs
+        # named type constraint -> its summary, written like anonymous ones (`%summary` lines)
+        self.summaries = {}
         # `ns::Class` (last namespace component) -> op name, for SingleBlockImplicitTerminator
         self.op_classes = {}
         for n in records.get("!instanceof", {}).get("Op", []):
@@ -261,8 +266,11 @@ class Reader:
         if td:
             return kind, f"~!{td[0]}.{td[1]}"
         name = base["!name"]
+        mangled = re.sub(r"[^A-Za-z0-9]+", "_", base.get("summary") or "any").strip("_") or "any"
         if name.startswith("anonymous_"):
-            name = re.sub(r"[^A-Za-z0-9]+", "_", base.get("summary") or "any").strip("_") or "any"
+            name = mangled
+        elif mangled != name:
+            self.summaries.setdefault(name, mangled)
         return kind, ":" + name
 
     def enum_cases(self, rec, values=False):
@@ -508,6 +516,7 @@ class Reader:
 
 def generate(include, tblgen):
     lines = {}
+    summaries = {}
     records = []
     typedefs = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -533,7 +542,13 @@ def generate(include, tblgen):
             for n in rd.r["!instanceof"].get("Op", []):
                 name, line = rd.op_line(n)
                 lines.setdefault(name, line)
-    return HEADER + "".join(lines[k] + "\n" for k in sorted(lines))
+            for k, v in rd.summaries.items():
+                summaries.setdefault(k, v)
+    return (
+        HEADER
+        + "".join(lines[k] + "\n" for k in sorted(lines))
+        + "".join(f"%summary\t{k}\t{summaries[k]}\n" for k in sorted(summaries))
+    )
 
 
 def main():
@@ -558,7 +573,8 @@ def main():
         return 0
     with open(a.o, "w") as f:
         f.write(text)
-    print(f"wrote {a.o} ({text.count(chr(10)) - 2} ops)")
+    nops = sum(1 for line in text.splitlines() if line and line[0] not in "#%")
+    print(f"wrote {a.o} ({nops} ops)")
     return 0
 
 

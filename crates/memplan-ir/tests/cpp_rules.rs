@@ -214,6 +214,9 @@ const CASES: &[Case] = &[
     ("func.func @f(%v: vector<2x2xf8E5M2FNUZ>) {\n  %0 = amdgpu.ext_packed_fp8 %v[0] : vector<2x2xf8E5M2FNUZ> to f32\n  return\n}", None),
     ("func.func @f(%a: f32, %e: vector<4xf8E4M3FN>) {\n  %0 = amdgpu.packed_trunc_2xfp8 %a, undef into %e[word 0] : f32 to vector<4xf8E4M3FN> into vector<4xf8E4M3FN>\n  return\n}", None),
     ("func.func @f(%a: f32, %e: vector<[4]xf8E4M3FN>) {\n  %0 = amdgpu.packed_trunc_2xfp8 %a, undef into %e[word 0] : f32 to vector<[4]xf8E4M3FN> into vector<[4]xf8E4M3FN>\n  return\n}", Some("op operand #1 must be fixed-length vector of f8E4M3FNUZ type or f8E5M2FNUZ type or f8E4M3FN type or f8E5M2 type values of length 4, but got 'vector<[4]xf8E4M3FN>'")),
+    // named constraints read through the table's `%summary` lines
+    ("func.func @f(%a: vector<4xf16>, %b: vector<8xf16>, %c: vector<4xf32>, %i: i32) {\n  %d = amdgpu.sparse_mfma 16x16x32 %a * %b + %c sparse(%i : i32) : vector<4xf16>, vector<8xf16>, vector<4xf32>\n  return\n}", Some("op operand #3 must be fixed-length vector of 8-bit signless integer values of length 4 or fixed-length vector of 16-bit signless integer values of length 2, but got 'i32'")),
+    ("func.func @f(%a: vector<8xf8E5M2FNUZ>, %b: vector<4xf8E5M2FNUZ>, %c: vector<4xf32>) {\n  %d = amdgpu.mfma 16x16x32 %a * %b + %c { abid = 0 : i32, cbsz = 0 : i32 } blgp = none : vector<8xf8E5M2FNUZ>, vector<4xf8E5M2FNUZ>, vector<4xf32>\n  return\n}", Some("op operand #1 must be 32-bit float or 64-bit float or 32-bit signless integer or 64-bit signless integer or vector of 32-bit float values of length 2 or vector of 16-bit float values of length 4/8")),
 ];
 
 #[test]

@@ -212,6 +212,8 @@ pub struct Table {
     by_name: FxHashMap<&'static str, usize>,
     /// Dialect names with at least one op in the table.
     pub dialects: Vec<&'static str>,
+    /// Named operand/result constraints -> their summaries (non-alphanumerics as `_`).
+    pub summaries: FxHashMap<&'static str, &'static str>,
 }
 
 impl Table {
@@ -367,7 +369,14 @@ fn parse_attr_kind(k: &'static str) -> AttrKind {
 
 fn parse_table(text: &'static str) -> Table {
     let mut ops = Vec::new();
+    let mut summaries = FxHashMap::default();
     for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("%summary\t") {
+            if let Some((name, summary)) = rest.split_once('\t') {
+                summaries.insert(name, summary);
+            }
+            continue;
+        }
         if line.starts_with('#') || line.is_empty() {
             continue;
         }
@@ -429,6 +438,7 @@ fn parse_table(text: &'static str) -> Table {
         ops,
         by_name,
         dialects,
+        summaries,
     }
 }
 

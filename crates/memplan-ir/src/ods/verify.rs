@@ -358,6 +358,7 @@ pub(super) fn constraint_text(c: &TypeC) -> String {
                 .to_string()
         }
         TypeC::Other(n) => parse_summary(n)
+            .or_else(|| table().summaries.get(n).and_then(|s| parse_summary(s)))
             .map(|alts| summary_text(&alts))
             .unwrap_or_else(|| n.replace('_', " ")),
     }
@@ -430,7 +431,14 @@ pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
             "SignlessIntegerLike" => like(&signless_int),
             "FloatLike" => like(&|e: &Type| e.is_float()),
             "BoolLike" => like(&|e: &Type| e == &Type::int(1)),
-            other => return summary_constraint(other, t),
+            other => {
+                return summary_constraint(other, t).or_else(|| {
+                    table()
+                        .summaries
+                        .get(other)
+                        .and_then(|s| summary_constraint(s, t))
+                })
+            }
         },
     })
 }
