@@ -577,13 +577,12 @@ fn dpp(m: &Module, id: OpId) -> Result<(), String> {
             }
         }
         "wave_shl" | "wave_shr" | "wave_rol" | "wave_ror" | "row_mirror" | "row_half_mirror"
-        | "row_bcast_15" | "row_bcast_31" => {
-            if arg.is_some_and(|a| !matches!(a, Attribute::Unit)) {
-                return Err(
-                    "Expected unit attribute for permArgument, but found non-trivial argument"
-                        .into(),
-                );
-            }
+        | "row_bcast_15" | "row_bcast_31"
+            if arg.is_some_and(|a| !matches!(a, Attribute::Unit)) =>
+        {
+            return Err(
+                "Expected unit attribute for permArgument, but found non-trivial argument".into(),
+            );
         }
         _ => {}
     }

@@ -615,9 +615,7 @@ fn summary_constraint(name: &str, t: &Type) -> Option<bool> {
                     elem,
                 } => {
                     let is_scalable = scalable.iter().any(|&s| s);
-                    if *fixed && is_scalable {
-                        Some(false)
-                    } else if !elems.contains(elem) {
+                    if (*fixed && is_scalable) || !elems.contains(elem) {
                         Some(false)
                     } else if lengths.is_empty() {
                         Some(true)
@@ -665,7 +663,7 @@ fn confined_attr_ok(a: &Attribute, confine: &str) -> bool {
                 (v > 0 && v & (v - 1) == 0)
                     || (v < 0
                         && int_width(ty)
-                            .is_some_and(|w| w >= 1 && w <= 64 && v == -(1i128 << (w - 1))))
+                            .is_some_and(|w| (1..=64).contains(&w) && v == -(1i128 << (w - 1))))
             }
             ("oneof", Attribute::Integer { value, .. }) => arg
                 .split(':')
