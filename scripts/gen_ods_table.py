@@ -22,8 +22,10 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               `~!dialect.mnemonic=T` (both) or
               `:Name` (any other constraint, by its ODS name, or its summary)
   attributes  `;`-separated `name req kind`: req `r` required, `o` optional, `d` has a default;
-              kind (see memplan-ir's ods/mod.rs; a typed integer may end in `@c,c`: value
-              constraints pos, nonneg, pow2, min=N, max=N): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
+              kind (see memplan-ir's ods/mod.rs; any kind may end in `@c,c@summary`: the
+              ConfinedAttr predicates memplan checks, pos, nonneg, pow2, min=N, max=N,
+              oneof=A:B, sorted, mincount=N, count=N, then the attribute's summary with `+`
+              for spaces, which MLIR's message quotes): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
               case|case, typed:=T, type, darray:T, sym, symname, str, attr, strip:#dia.mnemonic:style,
               uprop, prop:Name
   results     like operands
@@ -31,6 +33,9 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
   successors  `;`-separated `name kind`
   format      the assemblyFormat with whitespace runs collapsed to one space (empty when the op
               has none)
+
+After the ops, `%summary<TAB>Name<TAB>summary` lines give the summary (non-alphanumeric runs as
+`_`, like anonymous constraints) of each named operand/result constraint the ops use.
 
 The table is checked in: building memplan needs neither libmlir nor this script. `--check`
 regenerates it and compares (the test `ods_table_is_current` runs it when llvm-tblgen-22 and the
@@ -216,6 +221,8 @@ class Reader:
     def __init__(self, records, typedefs):
         self.r = records
         self.typedefs = typedefs
+        # named type constraint -> its summary, written like anonymous ones (`%summary` lines)
+        self.summaries = {}
         # `ns::Class` (last namespace component) -> op name, for SingleBlockImplicitTerminator
         self.op_classes = {}
         for n in records.get("!instanceof", {}).get("Op", []):
@@ -259,8 +266,11 @@ class Reader:
         if td:
             return kind, f"~!{td[0]}.{td[1]}"
         name = base["!name"]
+        mangled = re.sub(r"[^A-Za-z0-9]+", "_", base.get("summary") or "any").strip("_") or "any"
         if name.startswith("anonymous_"):
-            name = re.sub(r"[^A-Za-z0-9]+", "_", base.get("summary") or "any").strip("_") or "any"
+            name = mangled
+        elif mangled != name:
+            self.summaries.setdefault(name, mangled)
         return kind, ":" + name
 
     def enum_cases(self, rec, values=False):
@@ -274,17 +284,24 @@ class Reader:
                 cases.append(c)
         return cases
 
-    def int_confinements(self, n):
-        """`@c,c`: the value constraints of a ConfinedAttr integer (pos, nonneg, pow2,
-        min=N, max=N), from the constraints' summaries; empty if none."""
-        out = []
+    def confinements(self, n):
+        """`@c,c@summary`: the predicates of a ConfinedAttr that memplan checks, from the
+        constraints' summaries (pos, nonneg, pow2, min=N, max=N, oneof=A:B:..., sorted,
+        mincount=N, count=N), and the attribute's summary (MLIR's message) with `+` for
+        spaces; empty if none. Predicates not listed here are left unchecked."""
+        out, summary = [], None
         rec, seen = self.r[n], 0
         while rec is not None and seen < 10:
+            if rec.get("attrConstraints") and summary is None:
+                summary = rec.get("summary") or ""
             for c in rec.get("attrConstraints") or []:
-                summary = self.r[defname(c)].get("summary") or ""
-                for part in summary.split(" and "):
+                csum = self.r[defname(c)].get("summary") or ""
+                for part in csum.split(" and "):
                     part = part.strip()
                     m = re.fullmatch(r"whose (minimum|maximum) value is (-?\d+)", part)
+                    one = re.fullmatch(r"whose value is one of \{(-?\d+(?:, -?\d+)*)\}", part)
+                    least = re.fullmatch(r"with at least (\d+) elements", part)
+                    exact = re.fullmatch(r"with (\d+) elements \(if present\)", part)
                     if part == "whose value is positive":
                         out.append("pos")
                     elif part == "whose value is non-negative":
@@ -293,10 +310,23 @@ class Reader:
                         out.append("pow2")
                     elif m:
                         out.append(("min=" if m.group(1) == "minimum" else "max=") + m.group(2))
+                    elif one:
+                        out.append("oneof=" + one.group(1).replace(", ", ":"))
+                    elif part == "should be in increasing order":
+                        out.append("sorted")
+                    elif least:
+                        out.append("mincount=" + least.group(1))
+                    elif exact:
+                        out.append("count=" + exact.group(1))
             nb = defname(rec.get("baseAttr"))
             rec = self.r[nb] if nb else None
             seen += 1
-        return "@" + ",".join(out) if out else ""
+        if not out:
+            return ""
+        summary = summary or ""
+        if re.search(r"[+;@\t]", summary):
+            raise GenError(f"attribute summary {summary!r} holds a table separator")
+        return "@" + ",".join(out) + "@" + summary.replace(" ", "+")
 
     def attr_kind(self, n):
         """(req, kind) of an attribute or property constraint def name."""
@@ -452,8 +482,7 @@ class Reader:
                 operands.append(f"{an} {k} {t}")
             elif "Attr" in sc or "Property" in sc or "AttrConstraint" in sc:
                 req, k = self.attr_kind(d)
-                if k.startswith("typed:"):
-                    k += self.int_confinements(d)
+                k += self.confinements(d)
                 attrs.append(f"{an} {req} {k}")
             else:
                 raise GenError(f"{name}: argument {an} ({d}) is neither operand nor attribute")
@@ -487,6 +516,7 @@ class Reader:
 
 def generate(include, tblgen):
     lines = {}
+    summaries = {}
     records = []
     typedefs = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -512,7 +542,13 @@ def generate(include, tblgen):
             for n in rd.r["!instanceof"].get("Op", []):
                 name, line = rd.op_line(n)
                 lines.setdefault(name, line)
-    return HEADER + "".join(lines[k] + "\n" for k in sorted(lines))
+            for k, v in rd.summaries.items():
+                summaries.setdefault(k, v)
+    return (
+        HEADER
+        + "".join(lines[k] + "\n" for k in sorted(lines))
+        + "".join(f"%summary\t{k}\t{summaries[k]}\n" for k in sorted(summaries))
+    )
 
 
 def main():
@@ -537,7 +573,8 @@ def main():
         return 0
     with open(a.o, "w") as f:
         f.write(text)
-    print(f"wrote {a.o} ({text.count(chr(10)) - 2} ops)")
+    nops = sum(1 for line in text.splitlines() if line and line[0] not in "#%")
+    print(f"wrote {a.o} ({nops} ops)")
     return 0
 
 

@@ -181,12 +181,6 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
-        // ValidRoundingModeAttr: a RoundingMode confined to values >= 0
-        n if n.starts_with("llvm.intr.experimental.constrained.")
-            && int_attr(m, id, "roundingmode").is_some_and(|v| v < 0) =>
-        {
-            return Err("attribute 'roundingmode' failed to satisfy constraint: LLVM Rounding Mode whose minimum value is 0".into());
-        }
         "llvm.func" => {
             // a declaration (no body) links externally
             let body = m

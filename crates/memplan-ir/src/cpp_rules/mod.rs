@@ -17,7 +17,7 @@ mod misc;
 mod nvvm;
 
 use crate::attrs::Attribute;
-use crate::ir::{Module, OpId};
+use crate::ir::{Module, OpId, ValueId};
 use crate::types::{FloatKind, Type, TypeKind, DYNAMIC};
 
 /// An inherent attribute, from the properties or the attribute dictionary.
@@ -32,6 +32,39 @@ pub(super) fn int_attr(m: &Module, id: OpId, name: &str) -> Option<i128> {
         Attribute::Integer { value, .. } => Some(*value),
         _ => None,
     }
+}
+
+/// The operands of a table op by ODS operand name (each group's values), split as the table
+/// and `operandSegmentSizes` say; `None` where the split is unknown.
+pub(super) fn named_operands(m: &Module, id: OpId) -> Option<Vec<(&'static str, Vec<ValueId>)>> {
+    let d = m.op(id);
+    let op = crate::ods::table().get(&d.name)?;
+    let ops = m.operands(id);
+    let seg = d
+        .props
+        .get("operandSegmentSizes")
+        .or_else(|| d.attrs.get("operandSegmentSizes"));
+    let sizes = crate::ods::group_sizes(
+        &op.operands,
+        ops.len(),
+        seg,
+        op.has_trait("SameVariadicOperandSize"),
+    )?;
+    let mut at = 0;
+    let mut out = Vec::with_capacity(sizes.len());
+    for (spec, n) in op.operands.iter().zip(sizes) {
+        out.push((spec.name, ops[at..at + n].to_vec()));
+        at += n;
+    }
+    Some(out)
+}
+
+/// The values of operand group `name` (from [`named_operands`]).
+pub(super) fn group<'a>(g: &'a [(&'static str, Vec<ValueId>)], name: &str) -> &'a [ValueId] {
+    g.iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v.as_slice())
+        .unwrap_or(&[])
 }
 
 /// The case keyword of an enum attribute: `#nvvm.proxy_kind<async.shared>` -> `async.shared`,

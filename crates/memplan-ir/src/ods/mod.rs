@@ -40,6 +40,7 @@ use crate::Diagnostic;
 use format::*;
 pub(crate) use parse::LINKAGES;
 use parse::*;
+pub(crate) use print::group_sizes;
 use print::*;
 pub use verify::verify_cpp_rules;
 use verify::*;
@@ -137,8 +138,12 @@ pub struct AttrSpec {
     pub required: bool,
     /// Kind.
     pub kind: AttrKind,
-    /// Value constraints of an integer attribute (`pos,pow2,min=0,max=7`; empty if none).
+    /// The ConfinedAttr predicates memplan checks (`pos,pow2,min=0,max=7,oneof=4:16,sorted,
+    /// mincount=1,count=3`; empty if none).
     pub confine: &'static str,
+    /// The attribute's summary with `+` for spaces (MLIR's message quotes it); empty when
+    /// `confine` is.
+    pub confine_summary: &'static str,
 }
 
 /// One op of the table.
@@ -207,6 +212,8 @@ pub struct Table {
     by_name: FxHashMap<&'static str, usize>,
     /// Dialect names with at least one op in the table.
     pub dialects: Vec<&'static str>,
+    /// Named operand/result constraints -> their summaries (non-alphanumerics as `_`).
+    pub summaries: FxHashMap<&'static str, &'static str>,
 }
 
 impl Table {
@@ -362,7 +369,14 @@ fn parse_attr_kind(k: &'static str) -> AttrKind {
 
 fn parse_table(text: &'static str) -> Table {
     let mut ops = Vec::new();
+    let mut summaries = FxHashMap::default();
     for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("%summary\t") {
+            if let Some((name, summary)) = rest.split_once('\t') {
+                summaries.insert(name, summary);
+            }
+            continue;
+        }
         if line.starts_with('#') || line.is_empty() {
             continue;
         }
@@ -378,12 +392,14 @@ fn parse_table(text: &'static str) -> Table {
                 let name = it.next()?;
                 let req = it.next()?;
                 let text = it.next().unwrap_or("attr");
-                let (kind, confine) = text.split_once('@').unwrap_or((text, ""));
+                let (kind, rest) = text.split_once('@').unwrap_or((text, ""));
+                let (confine, confine_summary) = rest.split_once('@').unwrap_or((rest, ""));
                 Some(AttrSpec {
                     name,
                     required: req == "r",
                     kind: parse_attr_kind(kind),
                     confine,
+                    confine_summary,
                 })
             })
             .collect();
@@ -422,6 +438,7 @@ fn parse_table(text: &'static str) -> Table {
         ops,
         by_name,
         dialects,
+        summaries,
     }
 }
 

@@ -148,7 +148,8 @@ pub(super) fn lit_tok(l: &str) -> Option<Tok> {
 }
 
 pub(super) fn parse_literal(p: &mut Parser<'_>, l: &str) -> PResult<()> {
-    if l.is_empty() {
+    // `` ` ` `` and ``` `` ``` are whitespace directives of the printer: nothing to read
+    if l.trim().is_empty() {
         return Ok(());
     }
     match lit_tok(l) {

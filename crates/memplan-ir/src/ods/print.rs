@@ -4,7 +4,7 @@
 use super::*;
 
 /// Splits `n` values among groups; `None` if the table cannot tell how.
-pub(super) fn group_sizes(
+pub(crate) fn group_sizes(
     specs: &[ValueSpec],
     n: usize,
     seg: Option<&Attribute>,
@@ -435,6 +435,14 @@ pub(super) fn print_literal(pr: &mut Printer<'_>, cx: &mut PrintCtx<'_>, l: &str
         if !cx.first {
             cx.space = false;
         }
+        return;
+    }
+    if l == " " {
+        // `` ` ` ``: exactly one space, and none before the next element
+        pr.write(" ");
+        cx.first = false;
+        cx.space = false;
+        cx.last_punct = false;
         return;
     }
     cx.first = false;

@@ -352,7 +352,15 @@ pub(super) fn constraint_text(c: &TypeC) -> String {
         TypeC::Exact(t) => t.to_string(),
         TypeC::Dialect(p, None) => format!("{p} type"),
         TypeC::Dialect(_, Some(t)) => t.to_string(),
-        TypeC::Other(n) => n.replace('_', " "),
+        TypeC::Other("AnyIntegerOrFloat") => "Integer or Float".to_string(),
+        TypeC::Other("AnyIntegerOrFloatOr1DVector") => {
+            "Integer or Float or fixed-length vector of Integer or Float values of ranks 1"
+                .to_string()
+        }
+        TypeC::Other(n) => parse_summary(n)
+            .or_else(|| table().summaries.get(n).and_then(|s| parse_summary(s)))
+            .map(|alts| summary_text(&alts))
+            .unwrap_or_else(|| n.replace('_', " ")),
     }
 }
 
@@ -409,16 +417,297 @@ pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
             "AnyInteger" => t.is_integer(),
             "AnySignlessIntegerOrIndex" => signless_int(t) || t.is_index(),
             "AnyFloat" => t.is_float(),
+            "AnyIntegerOrFloat" => signless_int(t) || t.is_float(),
+            // `AnyTypeOf<[AnyIntegerOrFloat, FixedVectorOfRankAndType<[1], [AnyIntegerOrFloat]>]>`
+            "AnyIntegerOrFloatOr1DVector" => {
+                signless_int(t)
+                    || t.is_float()
+                    || matches!(k, TypeKind::Vector { shape, scalable, elem }
+                        if shape.len() == 1
+                            && !scalable.iter().any(|&s| s)
+                            && (signless_int(elem) || elem.is_float()))
+            }
             "SignlessIntegerOrIndexLike" => like(&|e: &Type| signless_int(e) || e.is_index()),
             "SignlessIntegerLike" => like(&signless_int),
             "FloatLike" => like(&|e: &Type| e.is_float()),
             "BoolLike" => like(&|e: &Type| e == &Type::int(1)),
-            _ => return None,
+            other => {
+                return summary_constraint(other, t).or_else(|| {
+                    table()
+                        .summaries
+                        .get(other)
+                        .and_then(|s| summary_constraint(s, t))
+                })
+            }
         },
     })
 }
 
+/// An element type named in a constraint summary (`16-bit float`, `bfloat16 type`,
+/// `8-bit signless integer`, `f8E4M3FN type`, ...).
+fn summary_elem(s: &mut &str) -> Option<Type> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 {
+        let w: u32 = s[..digits].parse().ok()?;
+        let rest = &s[digits..];
+        for (suffix, sign) in [
+            ("_bit_signless_integer", Some(Signedness::Signless)),
+            ("_bit_signed_integer", Some(Signedness::Signed)),
+            ("_bit_unsigned_integer", Some(Signedness::Unsigned)),
+            ("_bit_float", None),
+        ] {
+            if let Some(r) = rest.strip_prefix(suffix) {
+                *s = r;
+                return Some(match sign {
+                    Some(signedness) => Type::new(TypeKind::Integer {
+                        width: w,
+                        signedness,
+                    }),
+                    None => Type::new(TypeKind::Float(match w {
+                        16 => FloatKind::F16,
+                        32 => FloatKind::F32,
+                        64 => FloatKind::F64,
+                        _ => return None,
+                    })),
+                });
+            }
+        }
+        return None;
+    }
+    let end = s.find("_type")?;
+    let name = if &s[..end] == "bfloat16" {
+        "bf16"
+    } else {
+        &s[..end]
+    };
+    let k = FloatKind::from_name(name)?;
+    *s = &s[end + "_type".len()..];
+    Some(Type::new(TypeKind::Float(k)))
+}
+
+/// MLIR's summary of an element type (the inverse of [`summary_elem`]).
+fn elem_summary(t: &Type) -> String {
+    match t.kind() {
+        TypeKind::Float(FloatKind::F16) => "16-bit float".into(),
+        TypeKind::Float(FloatKind::F32) => "32-bit float".into(),
+        TypeKind::Float(FloatKind::F64) => "64-bit float".into(),
+        TypeKind::Float(FloatKind::BF16) => "bfloat16 type".into(),
+        TypeKind::Integer { width, signedness } => format!(
+            "{width}-bit {} integer",
+            match signedness {
+                Signedness::Signless => "signless",
+                Signedness::Signed => "signed",
+                Signedness::Unsigned => "unsigned",
+            }
+        ),
+        _ => format!("{t} type"),
+    }
+}
+
+/// The summary text MLIR prints for parsed alternatives.
+fn summary_text(alts: &[SummaryAlt]) -> String {
+    let parts: Vec<String> = alts
+        .iter()
+        .map(|a| match a {
+            SummaryAlt::Scalar(t) => elem_summary(t),
+            SummaryAlt::Vector {
+                fixed,
+                elems,
+                lengths,
+            } => {
+                let es: Vec<String> = elems.iter().map(elem_summary).collect();
+                let mut s = format!(
+                    "{}vector of {} values",
+                    if *fixed { "fixed-length " } else { "" },
+                    es.join(" or ")
+                );
+                if !lengths.is_empty() {
+                    let ls: Vec<String> = lengths.iter().map(i64::to_string).collect();
+                    s.push_str(&format!(" of length {}", ls.join("/")));
+                }
+                s
+            }
+        })
+        .collect();
+    parts.join(" or ")
+}
+
+/// One alternative of a constraint summary: a scalar type, or a vector (fixed-length or
+/// not) of some element types with some element counts (empty: any).
+enum SummaryAlt {
+    Scalar(Type),
+    Vector {
+        fixed: bool,
+        elems: Vec<Type>,
+        lengths: Vec<i64>,
+    },
+}
+
+/// Reads a type-constraint summary as the table writes it (non-alphanumerics as `_`) when it
+/// is built only from `AnyTypeOf`, `VectorOfLengthAndType`, `FixedVectorOfLengthAndType`
+/// and exact scalar types; `None` for anything else.
+fn parse_summary(mut s: &str) -> Option<Vec<SummaryAlt>> {
+    let mut alts = Vec::new();
+    loop {
+        let fixed = s.starts_with("fixed_length_vector_of_");
+        if let Some(r) = s
+            .strip_prefix("fixed_length_vector_of_")
+            .or_else(|| s.strip_prefix("vector_of_"))
+        {
+            s = r;
+            let mut elems = vec![summary_elem(&mut s)?];
+            loop {
+                if let Some(r) = s.strip_prefix("_values") {
+                    s = r;
+                    break;
+                }
+                s = s.strip_prefix("_or_")?;
+                elems.push(summary_elem(&mut s)?);
+            }
+            let mut lengths = Vec::new();
+            if let Some(r) = s.strip_prefix("_of_length_") {
+                s = r;
+                loop {
+                    let n = s.bytes().take_while(u8::is_ascii_digit).count();
+                    if n == 0 {
+                        return None;
+                    }
+                    lengths.push(s[..n].parse().ok()?);
+                    s = &s[n..];
+                    match s.strip_prefix('_') {
+                        Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => s = r,
+                        _ => break,
+                    }
+                }
+            }
+            alts.push(SummaryAlt::Vector {
+                fixed,
+                elems,
+                lengths,
+            });
+        } else {
+            alts.push(SummaryAlt::Scalar(summary_elem(&mut s)?));
+        }
+        if s.is_empty() {
+            return Some(alts);
+        }
+        s = s.strip_prefix("_or_")?;
+    }
+}
+
+/// Whether `t` satisfies a constraint known only by its summary (see [`parse_summary`]);
+/// `None` when the summary is not one memplan reads, or the answer would need the element
+/// count of a scalable vector.
+fn summary_constraint(name: &str, t: &Type) -> Option<bool> {
+    let alts = parse_summary(name)?;
+    let mut unknown = false;
+    for alt in &alts {
+        let ok = match alt {
+            SummaryAlt::Scalar(x) => Some(x == t),
+            SummaryAlt::Vector {
+                fixed,
+                elems,
+                lengths,
+            } => match t.kind() {
+                TypeKind::Vector {
+                    shape,
+                    scalable,
+                    elem,
+                } => {
+                    let is_scalable = scalable.iter().any(|&s| s);
+                    if (*fixed && is_scalable) || !elems.contains(elem) {
+                        Some(false)
+                    } else if lengths.is_empty() {
+                        Some(true)
+                    } else if is_scalable {
+                        None
+                    } else {
+                        let n: i64 = shape.iter().product();
+                        Some(lengths.contains(&n))
+                    }
+                }
+                _ => Some(false),
+            },
+        };
+        match ok {
+            Some(true) => return Some(true),
+            None => unknown = true,
+            Some(false) => {}
+        }
+    }
+    if unknown {
+        None
+    } else {
+        Some(false)
+    }
+}
+
 // ===== C++ verifier rules =====
+
+/// Whether attribute `a` satisfies the ConfinedAttr predicates `confine` (the table's codes,
+/// see `AttrSpec::confine`), each evaluated as MLIR's predicate does. A predicate whose
+/// attribute is not of the kind it reads (the table's kind checks report that) passes.
+fn confined_attr_ok(a: &Attribute, confine: &str) -> bool {
+    confine.split(',').all(|c| {
+        let (code, arg) = c.split_once('=').unwrap_or((c, ""));
+        let num = || arg.parse::<i128>().ok();
+        match (code, a) {
+            ("min", Attribute::Integer { value, .. }) => num().is_none_or(|n| *value >= n),
+            ("max", Attribute::Integer { value, .. }) => num().is_none_or(|n| *value <= n),
+            ("pos", Attribute::Integer { value, .. }) => *value > 0,
+            ("nonneg", Attribute::Integer { value, .. }) => *value >= 0,
+            // `APInt::isPowerOf2` reads the bits: the most negative value of the width
+            // (a lone sign bit) counts
+            ("pow2", Attribute::Integer { value, ty }) => {
+                let v = *value;
+                (v > 0 && v & (v - 1) == 0)
+                    || (v < 0
+                        && int_width(ty)
+                            .is_some_and(|w| (1..=64).contains(&w) && v == -(1i128 << (w - 1))))
+            }
+            ("oneof", Attribute::Integer { value, .. }) => arg
+                .split(':')
+                .any(|x| x.parse::<i128>().is_ok_and(|x| x == *value)),
+            (
+                "sorted",
+                Attribute::DenseArray {
+                    values: DenseArrayValues::Int(v),
+                    ..
+                },
+            ) => v.windows(2).all(|w| w[0] < w[1]),
+            (
+                "sorted",
+                Attribute::DenseArray {
+                    values: DenseArrayValues::Float(v),
+                    ..
+                },
+            ) => v.windows(2).all(|w| w[0] < w[1]),
+            (
+                "count",
+                Attribute::DenseArray {
+                    values: DenseArrayValues::Int(v),
+                    ..
+                },
+            ) => num().is_none_or(|n| v.len() as i128 == n),
+            (
+                "count",
+                Attribute::DenseArray {
+                    values: DenseArrayValues::Float(v),
+                    ..
+                },
+            ) => num().is_none_or(|n| v.len() as i128 == n),
+            ("mincount", Attribute::Array(v)) => num().is_none_or(|n| v.len() as i128 >= n),
+            _ => true,
+        }
+    })
+}
+
+fn int_width(t: &Type) -> Option<u32> {
+    match t.kind() {
+        TypeKind::Integer { width, .. } => Some(*width),
+        _ => None,
+    }
+}
 
 /// Checks that MLIR states in C++ (`verify()` methods, `PredOpTrait`s) rather than in
 /// the table's constraints: the table's `ElemSame` predicates, for every table op (hand-written
@@ -453,37 +742,15 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
         }
     }
     for spec in op.attrs.iter().filter(|a| !a.confine.is_empty()) {
-        let Some(Attribute::Integer { value, .. }) =
-            d.props.get(spec.name).or_else(|| d.attrs.get(spec.name))
-        else {
+        let Some(a) = d.props.get(spec.name).or_else(|| d.attrs.get(spec.name)) else {
             continue;
         };
-        for c in spec.confine.split(',') {
-            let (ok, what) = match c.split_once('=') {
-                Some(("min", n)) => (
-                    n.parse().is_ok_and(|n: i128| *value >= n),
-                    format!("whose minimum value is {n}"),
-                ),
-                Some(("max", n)) => (
-                    n.parse().is_ok_and(|n: i128| *value <= n),
-                    format!("whose maximum value is {n}"),
-                ),
-                _ => match c {
-                    "pos" => (*value > 0, "whose value is positive".to_string()),
-                    "nonneg" => (*value >= 0, "whose value is non-negative".to_string()),
-                    "pow2" => (
-                        *value > 0 && (*value & (*value - 1)) == 0,
-                        "whose value is a power of two > 0".to_string(),
-                    ),
-                    _ => (true, String::new()),
-                },
-            };
-            if !ok {
-                return Err(format!(
-                    "attribute '{}' failed to satisfy constraint: integer attribute {what}",
-                    spec.name
-                ));
-            }
+        if !confined_attr_ok(a, spec.confine) {
+            return Err(format!(
+                "attribute '{}' failed to satisfy constraint: {}",
+                spec.name,
+                spec.confine_summary.replace('+', " ")
+            ));
         }
     }
     let ty = |v: &ValueId| m.value_type(*v);

@@ -177,6 +177,11 @@ impl<'a> Parser<'a> {
                 return Err(Diagnostic::new(span, msg));
             }
         }
+        if name == "!amdgpu.tdm_gather_base" && has_body {
+            if let Some(msg) = tdm_gather_base_error(&self.src[end + 1..stop - 1]) {
+                return Err(Diagnostic::new(span, msg));
+            }
+        }
         let text = self.src[span.start as usize..stop].to_string();
         self.reset(stop);
         Ok(Type::new(TypeKind::Opaque(text)))
@@ -618,6 +623,33 @@ fn dialect_of(text: &str) -> &str {
     } else {
         ""
     }
+}
+
+/// MLIR's `TDMGatherBaseType::verify` on the body of `!amdgpu.tdm_gather_base<E, I>`: an
+/// element type of 1, 2, 4 or 8 bytes and an `i16` or `i32` index type. Bodies other than
+/// an integer or float keyword first are left alone (`None`).
+fn tdm_gather_base_error(body: &str) -> Option<String> {
+    let (e, i) = body.split_once(',')?;
+    let (e, i) = (e.trim(), i.trim());
+    let width = |s: &str| -> Option<u32> {
+        match s.strip_prefix('i') {
+            Some(w) => w.parse().ok(),
+            None => crate::types::FloatKind::from_name(s).map(|k| k.bit_width()),
+        }
+    };
+    let we = width(e)?;
+    if ![8, 16, 32, 64].contains(&we) {
+        return Some(format!(
+            "element type must be 1, 2, 4, or 8 bytes wide but type '{e}' is {} bytes wide.",
+            we / 8
+        ));
+    }
+    if i != "i16" && i != "i32" {
+        return Some(format!(
+            "index type must be i16 or i32 but index type is '{i}'."
+        ));
+    }
+    None
 }
 
 /// Dialects that MLIR 22's `mlir-opt` registers (their types and attributes are real ones,
