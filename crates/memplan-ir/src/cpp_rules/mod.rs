@@ -154,6 +154,22 @@ pub(super) fn referenced<'a>(
     }
 }
 
+/// `!llvm.struct<(T, i1)>`, the result of `llvm.cmpxchg` on values of type `t`.
+pub(crate) fn llvm_val_and_bool(t: &Type) -> Type {
+    llvm::val_and_bool(t)
+}
+
+/// Whether two types are the same MLIR type, LLVM types compared by structure.
+pub(crate) fn llvm_same(a: &Type, b: &Type) -> bool {
+    llvm::ty::same(a, b)
+}
+
+/// Whether `t` may appear in an LLVM function signature (MLIR's `isCompatibleType`, types
+/// of other dialects not judged).
+pub(crate) fn llvm_compatible(t: &Type) -> bool {
+    llvm::ty::llvm_compatible(t)
+}
+
 /// Runs the C++ rules of op `id` (table ops only; the caller prefixes `'name' op`).
 pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
     let name = m.op(id).name.as_str();

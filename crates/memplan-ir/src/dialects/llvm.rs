@@ -290,6 +290,10 @@ fn from_short(s: &str) -> Type {
     if s.starts_with('!') {
         return Type::new(TypeKind::Opaque(s.to_string()));
     }
+    // builtin types nested in LLVM aggregates (`vector<8xf32>`, `index`)
+    if let Some(t) = crate::parser::parse_type_str(s) {
+        return t;
+    }
     Type::new(TypeKind::Opaque(format!("!llvm.{s}")))
 }
 
@@ -388,6 +392,7 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         st.props
             .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
     }
+    let name_span = p.current_span();
     let name = p.parse_symbol_name()?;
     st.props.set("sym_name", Attribute::string(&name));
     let mut args = Vec::new();
@@ -414,6 +419,20 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         Ok(())
     })?;
     let (outs, res_attrs) = super::func::parse_result_list(p)?;
+    if !in_types.iter().all(crate::cpp_rules::llvm_compatible) {
+        return Err(crate::diag::Diagnostic::new(
+            name_span,
+            "failed to construct function type: expected LLVM type for function arguments",
+        ));
+    }
+    if let Some(t) = outs.iter().find(|t| !crate::cpp_rules::llvm_compatible(t)) {
+        return Err(crate::diag::Diagnostic::new(
+            name_span,
+            format!(
+                "failed to construct function type: expected LLVM type for function results'{t}'"
+            ),
+        ));
+    }
     let ret = match &outs[..] {
         [] => "void".to_string(),
         [t] => short_name(t),
@@ -441,6 +460,12 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
             "res_attrs",
             Attribute::Array(res_attrs.into_iter().map(Attribute::Dict).collect()),
         );
+    }
+    if p.parse_optional_keyword("comdat") {
+        p.parse_lparen()?;
+        let c = p.parse_attribute()?;
+        p.parse_rparen()?;
+        st.props.set("comdat", c);
     }
     p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
     // What mlir-opt's custom parser sets when the keyword is absent.
@@ -809,7 +834,15 @@ fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     } else {
         None
     };
+    let types_at = p.current_span();
     let (ins, outs) = p.parse_function_type()?;
+    if outs.len() > 1 {
+        return Err(crate::diag::Diagnostic::new(types_at, "expected function with 0 or 1 result"));
+    }
+    if outs.len() == 1 && matches!(outs[0].kind(), TypeKind::Opaque(s) if s.trim() == "!llvm.void")
+    {
+        return Err(crate::diag::Diagnostic::new(types_at, "expected a non-void result type"));
+    }
     if ins.len() != args.len() {
         return Err(p.error_here("operand count does not match the call's type"));
     }
@@ -935,6 +968,11 @@ fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     }
     if p.parse_optional_keyword("constant") {
         st.props.set("constant", Attribute::Unit);
+    }
+    // What mlir-opt's custom parser sets when the keyword is absent.
+    if !st.props.contains("linkage") {
+        st.props
+            .set("linkage", Attribute::Opaque("#llvm.linkage<external>".into()));
     }
     let name = p.parse_symbol_name()?;
     st.props.set("sym_name", Attribute::string(&name));
