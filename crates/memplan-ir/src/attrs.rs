@@ -351,8 +351,7 @@ pub fn write_symbol(out: &mut String, name: &str) {
     let bare = b
         .first()
         .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-        && b
-            .iter()
+        && b.iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'));
     if bare {
         out.push_str(name);

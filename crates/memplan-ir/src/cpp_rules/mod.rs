@@ -12,7 +12,7 @@
 //! shape compatibility, symbol lookup) are here.
 
 mod amdgpu;
-mod llvm;
+pub(crate) mod llvm;
 mod misc;
 mod nvvm;
 

@@ -1187,7 +1187,9 @@ pub(super) fn cpp_inferred_ok(m: &Module, id: OpId, op: &OdsOp) -> bool {
             _ => false,
         },
         "llvm.cmpxchg" => match (ops.get(2), rs.first()) {
-            (Some(v), Some(r)) => crate::cpp_rules::llvm_same(r, &crate::cpp_rules::llvm_val_and_bool(v)),
+            (Some(v), Some(r)) => {
+                crate::cpp_rules::llvm_same(r, &crate::cpp_rules::llvm_val_and_bool(v))
+            }
             _ => false,
         },
         _ => true,

@@ -83,7 +83,7 @@ fn var_callee_type(m: &Module, id: OpId, args: &[ValueId]) -> Result<(), String>
 }
 
 /// Operand bundles: one tag per bundle.
-fn operand_bundles(m: &Module, id: OpId) -> Result<(), String> {
+pub(super) fn operand_bundles(m: &Module, id: OpId) -> Result<(), String> {
     let bundles = attr(m, id, "op_bundle_sizes")
         .and_then(Attribute::as_int_array)
         .map_or(0, <[i64]>::len);
@@ -187,10 +187,7 @@ pub(super) fn verify_call(m: &Module, id: OpId) -> Result<(), String> {
     if let Some(r) = rs.first() {
         let rt = m.value_type(*r);
         if !lty_is(rt, &ret) {
-            return Err(format!(
-                "result type mismatch: '{}' != '{ret}'",
-                canon(rt)
-            ));
+            return Err(format!("result type mismatch: '{}' != '{ret}'", canon(rt)));
         }
     }
     Ok(())

@@ -41,9 +41,11 @@ fn is_splat(kind: &str, body: &str) -> Option<bool> {
             _ => s.parse::<f64>().ok(),
         }
     };
-    Some(elems.iter().all(|e| {
-        *e == first || matches!((num(e), num(first)), (Some(x), Some(y)) if x == y)
-    }))
+    Some(
+        elems
+            .iter()
+            .all(|e| *e == first || matches!((num(e), num(first)), (Some(x), Some(y)) if x == y)),
+    )
 }
 
 fn has_scalable(t: &LTy) -> bool {

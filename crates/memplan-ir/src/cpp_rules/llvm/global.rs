@@ -50,7 +50,11 @@ fn is_zero(a: &Attribute) -> bool {
                 .split(',')
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
-                .all(|s| s == "false" || s.parse::<f64>().is_ok_and(|v| v == 0.0) || s.parse::<f64>().is_err())
+                .all(|s| {
+                    s == "false"
+                        || s.parse::<f64>().is_ok_and(|v| v == 0.0)
+                        || s.parse::<f64>().is_err()
+                })
         }
         _ => true,
     }
@@ -110,7 +114,10 @@ pub(super) fn verify_global(m: &Module, id: OpId) -> Result<(), String> {
     if let Some(Attribute::String { value: bytes, .. }) = value {
         if !matches!(&lt, Some(LTy::Array(n, e)) if *n == bytes.len() as u64 && e.int_width() == Some(8))
         {
-            return Err("requires an i8 array type of the length equal to that of the string attribute".into());
+            return Err(
+                "requires an i8 array type of the length equal to that of the string attribute"
+                    .into(),
+            );
         }
     }
     if let Some(LTy::Target(name, _)) = &lt {
@@ -174,8 +181,7 @@ pub(super) fn verify_structors(m: &Module, id: OpId, what: &str) -> Result<(), S
         Some(Attribute::Array(a)) => Some(a.as_slice()),
         _ => None,
     };
-    let (Some(fns), Some(prio), Some(data)) = (list(what), list("priorities"), list("data"))
-    else {
+    let (Some(fns), Some(prio), Some(data)) = (list(what), list("priorities"), list("data")) else {
         return Ok(());
     };
     if fns.len() != prio.len() || fns.len() != data.len() {
@@ -212,12 +218,106 @@ pub(super) fn verify_structors(m: &Module, id: OpId, what: &str) -> Result<(), S
 pub(super) fn verify_comdat_region(m: &Module, id: OpId) -> Result<(), String> {
     for &r in m.regions(id) {
         for &b in m.region_blocks(r) {
-            if m
-                .block_ops(b)
+            if m.block_ops(b)
                 .any(|o| m.op(o).name != "llvm.comdat_selector")
             {
                 return Err("only comdat selector symbols can appear in a comdat region".into());
             }
+        }
+    }
+    Ok(())
+}
+
+/// `llvm.mlir.alias`: type, linkage and the initializer region.
+pub(super) fn verify_alias(m: &Module, id: OpId) -> Result<(), String> {
+    let at = attr(m, id, "alias_type")
+        .and_then(Attribute::as_type)
+        .and_then(LTy::of);
+    if matches!(
+        at,
+        Some(LTy::Void | LTy::Token | LTy::Metadata | LTy::Label)
+    ) {
+        return Err("expects type to be a valid element type for an LLVM global alias".into());
+    }
+    if let Some(l @ ("appending" | "extern_weak" | "common")) =
+        attr(m, id, "linkage").and_then(enum_kw)
+    {
+        return Err(format!("'{l}' linkage not supported in aliases, available options: private, internal, linkonce, weak, linkonce_odr, weak_odr, external or available_externally"));
+    }
+    let Some(b) = m.regions(id).first().and_then(|&r| m.entry_block(r)) else {
+        return Ok(());
+    };
+    if let Some(t) = m.last_op(b) {
+        if m.op(t).name == "llvm.return" {
+            let ptr = m
+                .operands(t)
+                .first()
+                .is_some_and(|v| matches!(LTy::of(m.value_type(*v)), Some(LTy::Ptr(_))));
+            if !ptr {
+                return Err("initializer region must always return a pointer".into());
+            }
+        }
+    }
+    if m.block_ops(b).any(|o| has_side_effects(&m.op(o).name)) {
+        return Err("ops with side effects are not allowed in alias initializers".into());
+    }
+    Ok(())
+}
+
+/// `llvm.mlir.ifunc`: linkage, and a resolver that is a defined function returning a
+/// pointer (possibly through aliases).
+pub(super) fn verify_ifunc(m: &Module, id: OpId) -> Result<(), String> {
+    if let Some(l) = attr(m, id, "linkage").and_then(enum_kw) {
+        if !matches!(
+            l,
+            "external" | "internal" | "private" | "weak" | "weak_odr" | "linkonce" | "linkonce_odr"
+        ) {
+            return Err(format!("'{l}' linkage not supported in ifuncs, available options: private, internal, linkonce, weak, linkonce_odr, weak_odr, or external linkage"));
+        }
+    }
+    let Some(Attribute::SymbolRef { root, .. }) = attr(m, id, "resolver") else {
+        return Ok(());
+    };
+    let mut cur = lookup(m, id, root);
+    let mut hops = 0;
+    while let Some(a) = cur.filter(|&o| m.op(o).name == "llvm.mlir.alias") {
+        hops += 1;
+        let ret = m
+            .regions(a)
+            .first()
+            .and_then(|&r| m.entry_block(r))
+            .and_then(|b| m.last_op(b));
+        let addr = ret
+            .and_then(|t| m.operands(t).first().copied())
+            .and_then(|v| m.defining_op(v))
+            .filter(|&o| m.op(o).name == "llvm.mlir.addressof");
+        let Some(addr) = addr else {
+            return Ok(());
+        };
+        let Some(Attribute::SymbolRef { root, .. }) = attr(m, addr, "global_name") else {
+            return Ok(());
+        };
+        cur = lookup(m, addr, root);
+        if hops > 64 {
+            return Ok(());
+        }
+    }
+    let Some(f) = cur.filter(|&o| m.op(o).name == "llvm.func") else {
+        return Err("must have a function resolver".into());
+    };
+    let body = m
+        .regions(f)
+        .first()
+        .is_some_and(|&r| !m.region_blocks(r).is_empty());
+    if !body || attr(m, f, "linkage").and_then(enum_kw) == Some("available_externally") {
+        return Err("resolver must be a definition".into());
+    }
+    if let Some(LTy::Func { ret, .. }) = attr(m, f, "function_type")
+        .and_then(Attribute::as_type)
+        .and_then(LTy::of)
+    {
+        if !matches!(*ret, LTy::Ptr(_)) {
+            return Err("resolver must return a pointer".into());
         }
     }
     Ok(())

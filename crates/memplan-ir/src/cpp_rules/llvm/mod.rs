@@ -210,7 +210,24 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
             call::call_types(m, id)?;
             call::verify_call(m, id)?;
         }
-        "llvm.invoke" => call::verify_invoke(m, id)?,
+        "llvm.invoke" => {
+            call::verify_invoke(m, id)?;
+            ops::invoke_unwind(m, id)?;
+            call::operand_bundles(m, id)?;
+        }
+        "llvm.call_intrinsic" => {
+            if attr(m, id, "intrin")
+                .and_then(|a| a.as_str())
+                .is_some_and(|n| !n.starts_with("llvm."))
+            {
+                return Err("intrinsic name must start with 'llvm.'".into());
+            }
+            call::operand_bundles(m, id)?;
+        }
+        "llvm.mlir.alias" => global::verify_alias(m, id)?,
+        "llvm.mlir.ifunc" => global::verify_ifunc(m, id)?,
+        "llvm.blockaddress" => ops::blockaddress(m, id)?,
+        "llvm.inline_asm" => ops::inline_asm(m, id)?,
         "llvm.return" => call::verify_return(m, id)?,
         "llvm.mlir.global" => global::verify_global(m, id)?,
         "llvm.mlir.global_ctors" => global::verify_structors(m, id, "ctors")?,
@@ -228,6 +245,7 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
         "llvm.insertvalue" => ops::value_position(m, id, true)?,
         "llvm.func" => {
             ops::func_attrs(m, id)?;
+            ops::func_body(m, id)?;
             global::comdat(m, id)?;
             // a declaration (no body) links externally
             let body = m

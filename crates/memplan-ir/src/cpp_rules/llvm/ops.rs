@@ -129,9 +129,7 @@ pub(super) fn gep(m: &Module, id: OpId) -> Result<(), String> {
         .filter(|&&i| i == crate::dialects::llvm::GEP_DYNAMIC_INDEX)
         .count();
     if dynamic != m.operands(id).len().saturating_sub(1) {
-        return Err(
-            "expected as many dynamic indices as specified in 'rawConstantIndices'".into(),
-        );
+        return Err("expected as many dynamic indices as specified in 'rawConstantIndices'".into());
     }
     if int_attr(m, id, "noWrapFlags") == Some(1) {
         return Err("'inbounds_flag' cannot be used directly.".into());
@@ -145,7 +143,9 @@ pub(super) fn gep(m: &Module, id: OpId) -> Result<(), String> {
     let mut cur = elem;
     for (pos, &idx) in raw.iter().enumerate().skip(1) {
         cur = match cur {
-            LTy::Struct { body: Some(body), .. } => {
+            LTy::Struct {
+                body: Some(body), ..
+            } => {
                 if idx == crate::dialects::llvm::GEP_DYNAMIC_INDEX {
                     return Err(format!(
                         "expected index {pos} indexing a struct to be constant"
@@ -160,18 +160,10 @@ pub(super) fn gep(m: &Module, id: OpId) -> Result<(), String> {
             LTy::Array(_, e) => *e,
             LTy::Builtin(ref t) => match t.kind() {
                 TypeKind::Vector { elem, .. } => LTy::Builtin(elem.clone()),
-                _ => {
-                    return Err(format!(
-                        "type '{cur}' cannot be indexed (index #{pos})"
-                    ))
-                }
+                _ => return Err(format!("type '{cur}' cannot be indexed (index #{pos})")),
             },
             LTy::Other(_) => return Ok(()),
-            other => {
-                return Err(format!(
-                    "type '{other}' cannot be indexed (index #{pos})"
-                ))
-            }
+            other => return Err(format!("type '{other}' cannot be indexed (index #{pos})")),
         };
     }
     Ok(())
@@ -182,8 +174,7 @@ pub(super) fn shufflevector(m: &Module, id: OpId) -> Result<(), String> {
     let Some(&a) = m.operands(id).first() else {
         return Ok(());
     };
-    let scalable =
-        matches!(m.value_type(a).kind(), TypeKind::Vector { scalable, .. } if scalable.iter().any(|&s| s));
+    let scalable = matches!(m.value_type(a).kind(), TypeKind::Vector { scalable, .. } if scalable.iter().any(|&s| s));
     let mask = attr(m, id, "mask").and_then(Attribute::as_int_array);
     if scalable && mask.is_some_and(|k| k.iter().any(|&v| v != 0)) {
         return Err("expected a splat operation for scalable vectors".into());
@@ -292,8 +283,7 @@ pub(super) fn interleave2(m: &Module, id: OpId) -> Result<(), String> {
         } if shape.len() == 1 => Some((shape[0], scalable[0], elem.clone())),
         _ => None,
     };
-    if let (Some((n, sa, ea)), Some((k, sr, er))) =
-        (count(m.value_type(a)), count(m.value_type(r)))
+    if let (Some((n, sa, ea)), Some((k, sr, er))) = (count(m.value_type(a)), count(m.value_type(r)))
     {
         if k != 2 * n || sa != sr || ea != er {
             return Err("failed to verify that result has twice as many elements as 'vec1'".into());
@@ -316,6 +306,137 @@ pub(super) fn zero(m: &Module, id: OpId) -> Result<(), String> {
                 return Err("target extension type does not support zero-initializer".into());
             }
         }
+    }
+    Ok(())
+}
+
+/// The `id = N` of a `#llvm.blocktag<id = N>` / `tag = <id = N>` text.
+fn tag_id(s: &str) -> Option<i64> {
+    let i = s.find("id")?;
+    let rest = s[i + 2..].trim_start().strip_prefix('=')?.trim_start();
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit() && c != '-')
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// Every op nested in `id`, in pre-order.
+fn walk(m: &Module, id: OpId, out: &mut Vec<OpId>) {
+    for &r in m.regions(id) {
+        for &b in m.region_blocks(r) {
+            for o in m.block_ops(b) {
+                out.push(o);
+                walk(m, o, out);
+            }
+        }
+    }
+}
+
+/// `llvm.func` bodies: unique block tags, one landing pad type and one resume type.
+pub(super) fn func_body(m: &Module, id: OpId) -> Result<(), String> {
+    let mut ops = Vec::new();
+    walk(m, id, &mut ops);
+    let mut tags = Vec::new();
+    let mut pad: Option<String> = None;
+    let mut resume: Option<String> = None;
+    for o in ops {
+        match m.op(o).name.as_str() {
+            "llvm.blocktag" => {
+                if let Some(Attribute::Opaque(t)) = attr(m, o, "tag") {
+                    if let Some(n) = tag_id(t) {
+                        if tags.contains(&n) {
+                            return Err(format!("duplicate block tag '{n}' in the same function"));
+                        }
+                        tags.push(n);
+                    }
+                }
+            }
+            "llvm.landingpad" => {
+                if let Some(&r) = m.results(o).first() {
+                    let t = canon(m.value_type(r));
+                    match &pad {
+                        Some(p) if *p != t => {
+                            return Err("'llvm.landingpad' should have a consistent result type inside a function".into())
+                        }
+                        _ => pad = Some(t),
+                    }
+                }
+            }
+            "llvm.resume" => {
+                if let Some(&v) = m.operands(o).first() {
+                    let t = canon(m.value_type(v));
+                    match &resume {
+                        Some(p) if *p != t => return Err(
+                            "'llvm.resume' should have a consistent input type inside a function"
+                                .into(),
+                        ),
+                        _ => resume = Some(t),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `llvm.blockaddress`: the function exists and holds a `llvm.blocktag` with the tag.
+pub(super) fn blockaddress(m: &Module, id: OpId) -> Result<(), String> {
+    let Some(Attribute::Opaque(a)) = attr(m, id, "block_addr") else {
+        return Ok(());
+    };
+    let Some(f) = a.find("function").map(|i| &a[i + 8..]) else {
+        return Ok(());
+    };
+    let Some(f) = f.trim_start().strip_prefix('=').map(str::trim_start) else {
+        return Ok(());
+    };
+    let Some(name) = f.strip_prefix('@') else {
+        return Ok(());
+    };
+    if name.starts_with('"') {
+        return Ok(());
+    }
+    let end = name
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')))
+        .unwrap_or(name.len());
+    let name = &name[..end];
+    let Some(tag) = a.find("tag").and_then(|i| tag_id(&a[i + 3..])) else {
+        return Ok(());
+    };
+    let func = crate::cpp_rules::lookup(m, id, name).filter(|&o| m.op(o).name == "llvm.func");
+    let found = func.is_some_and(|f| {
+        let mut ops = Vec::new();
+        walk(m, f, &mut ops);
+        ops.into_iter().any(|o| {
+            m.op(o).name == "llvm.blocktag"
+                && matches!(attr(m, o, "tag"), Some(Attribute::Opaque(t)) if tag_id(t) == Some(tag))
+        })
+    });
+    if !found {
+        return Err("expects an existing block label target in the referenced function".into());
+    }
+    Ok(())
+}
+
+/// `llvm.invoke`: the unwind destination starts with `llvm.landingpad`.
+pub(super) fn invoke_unwind(m: &Module, id: OpId) -> Result<(), String> {
+    let Some(&b) = m.op(id).successors.get(1) else {
+        return Ok(());
+    };
+    match m.block_ops(b).next() {
+        None => Err("must have at least one operation in unwind destination".into()),
+        Some(o) if m.op(o).name != "llvm.landingpad" => Err(
+            "first operation in unwind destination should be a llvm.landingpad operation".into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// `llvm.inline_asm` cannot be a `musttail` call.
+pub(super) fn inline_asm(m: &Module, id: OpId) -> Result<(), String> {
+    if attr(m, id, "tail_call_kind").and_then(crate::cpp_rules::enum_kw) == Some("musttail") {
+        return Err("tail call kind 'musttail' is not supported".into());
     }
     Ok(())
 }
