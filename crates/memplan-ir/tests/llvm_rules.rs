@@ -160,6 +160,10 @@ const CASES: &[Case] = &[
     ("func.func @f(%d: !llvm.ptr<3>, %s: !llvm.ptr<1>) {\n  nvvm.cp.async.shared.global %d, %s, 32, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>\n  return\n}", Some("expected byte size to be either 4, 8 or 16.")),
     ("func.func @f(%d: !llvm.ptr<3>, %s: !llvm.ptr<1>) {\n  nvvm.cp.async.shared.global %d, %s, 8, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>\n  return\n}", Some("CG cache modifier is only support for 16 bytes copy.")),
     ("func.func @f(%a: !llvm.ptr<3>, %b: i32) {\n  %0 = nvvm.mapa %a, %b : !llvm.ptr<3> -> !llvm.ptr\n  return\n}", Some("failed to verify that Valid address-space check(or mapping) for mapa Op")),
+    // found by lowering the shared corpus with mlir-opt-22 --convert-to-llvm: nested
+    // aggregates in insertvalue, globals in a gpu.module
+    ("llvm.func @f(%s: !llvm.struct<(ptr, i64)>) {\n  %0 = llvm.mlir.poison : !llvm.struct<(struct<(ptr, i64)>, i1)>\n  %1 = llvm.insertvalue %s, %0[0] : !llvm.struct<(struct<(ptr, i64)>, i1)>\n  llvm.return\n}", None),
+    ("module attributes {gpu.container_module} {\n  gpu.module @k {\n    llvm.mlir.global internal @g() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<4 x i8>\n  }\n}", None),
     // function attributes
     ("llvm.func @f() attributes {no_inline, optimize_none} {\n  llvm.return\n}", None),
     ("llvm.func @f() attributes {always_inline, no_inline} {\n  llvm.return\n}", Some("no_inline and always_inline attributes are incompatible")),

@@ -102,12 +102,8 @@ pub(super) fn verify_global(m: &Module, id: OpId) -> Result<(), String> {
         return Err("expects type to be a valid element type for an LLVM global".into());
     }
     if let Some(p) = m.parent_op(id) {
-        let pn = m.op(p).name.as_str();
         if symbol_table_of(m, id) != Some(p) {
             return Err("symbol's parent must have the SymbolTable trait".into());
-        }
-        if pn != "builtin.module" {
-            return Err("must appear at the module level".into());
         }
     }
     let value = attr(m, id, "value");

@@ -211,7 +211,8 @@ pub(super) fn value_position(m: &Module, id: OpId, insert: bool) -> Result<(), S
         return Ok(());
     };
     let ops = m.operands(id);
-    let agg = if insert { ops.get(1) } else { ops.first() };
+    // operands: (container) or (container, value)
+    let agg = ops.first();
     let Some(&agg) = agg else {
         return Ok(());
     };
@@ -233,7 +234,7 @@ pub(super) fn value_position(m: &Module, id: OpId, insert: bool) -> Result<(), S
     }
     let want = cur.to_string();
     if insert {
-        let Some(&v) = ops.first() else {
+        let Some(&v) = ops.get(1) else {
             return Ok(());
         };
         let vt = m.value_type(v);
