@@ -97,10 +97,8 @@ fn float_semantics(float: &Type, elem: &LTy) -> Result<(), String> {
         return Ok(());
     };
     match e.kind() {
-        TypeKind::Float(k) => {
-            if !matches!(float.kind(), TypeKind::Float(a) if a == k) {
-                return Err("attribute and type have different float semantics".into());
-            }
+        TypeKind::Float(k) if !matches!(float.kind(), TypeKind::Float(a) if a == k) => {
+            return Err("attribute and type have different float semantics".into());
         }
         TypeKind::Integer { width, signedness } => {
             let Some(fw) = float_width(float) else {
