@@ -8,7 +8,7 @@ use std::fmt;
 
 use crate::affine::{AffineMap, IntegerSet};
 use crate::ident::Ident;
-use crate::lexer::{escape_into, is_bare_identifier, is_suffix_id};
+use crate::lexer::{escape_into, is_bare_identifier};
 use crate::types::{Type, TypeKind, DYNAMIC};
 
 /// One entry of a dictionary attribute.
@@ -346,7 +346,14 @@ pub fn write_key(out: &mut String, name: &str) {
 /// Writes `@name` (quoted when needed).
 pub fn write_symbol(out: &mut String, name: &str) {
     out.push('@');
-    if is_suffix_id(name) && !name.as_bytes()[0].is_ascii_digit() {
+    // MLIR's bare-id: (letter | `_`) (letter | digit | `_` | `$` | `.`)*
+    let b = name.as_bytes();
+    let bare = b
+        .first()
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'));
+    if bare {
         out.push_str(name);
     } else {
         escape_into(out, name.as_bytes());

@@ -12,7 +12,7 @@
 //! shape compatibility, symbol lookup) are here.
 
 mod amdgpu;
-mod llvm;
+pub(crate) mod llvm;
 mod misc;
 mod nvvm;
 
@@ -185,6 +185,22 @@ pub(super) fn referenced<'a>(
         }
         _ => Err(()),
     }
+}
+
+/// `!llvm.struct<(T, i1)>`, the result of `llvm.cmpxchg` on values of type `t`.
+pub(crate) fn llvm_val_and_bool(t: &Type) -> Type {
+    llvm::val_and_bool(t)
+}
+
+/// Whether two types are the same MLIR type, LLVM types compared by structure.
+pub(crate) fn llvm_same(a: &Type, b: &Type) -> bool {
+    llvm::ty::same(a, b)
+}
+
+/// Whether `t` may appear in an LLVM function signature (MLIR's `isCompatibleType`, types
+/// of other dialects not judged).
+pub(crate) fn llvm_compatible(t: &Type) -> bool {
+    llvm::ty::llvm_compatible(t)
 }
 
 /// Runs the C++ rules of op `id` (table ops only; the caller prefixes `'name' op`).

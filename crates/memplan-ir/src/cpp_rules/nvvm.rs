@@ -110,6 +110,37 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
             }
         },
         n if n.starts_with("nvvm.convert.") => nvvm_convert_dst(m, id)?,
+        "nvvm.cp.async.shared.global" => {
+            let modifier = enum_of(m, id, "modifier");
+            if modifier.is_some_and(|k| k != "cg" && k != "ca") {
+                return Err("Only CG and CA cache modifiers are supported.".into());
+            }
+            let size = int_attr(m, id, "size");
+            if size.is_some_and(|n| !matches!(n, 4 | 8 | 16)) {
+                return Err("expected byte size to be either 4, 8 or 16.".into());
+            }
+            if modifier == Some("cg") && size.is_some_and(|n| n != 16) {
+                return Err("CG cache modifier is only support for 16 bytes copy.".into());
+            }
+        }
+        "nvvm.mapa" => {
+            let space = |v: Option<&crate::ir::ValueId>| {
+                let t = m.value_type(*v?);
+                match crate::cpp_rules::llvm::ty::LTy::of(t)? {
+                    crate::cpp_rules::llvm::ty::LTy::Ptr(n) => Some(n),
+                    _ => None,
+                }
+            };
+            let pair = (space(m.operands(id).first()), space(m.results(id).first()));
+            if let (Some(a), Some(r)) = pair {
+                if matches!(a, 0 | 3) && matches!(r, 0 | 7) && !matches!((a, r), (0, 0) | (3, 7)) {
+                    return Err(
+                        "failed to verify that Valid address-space check(or mapping) for mapa Op"
+                            .into(),
+                    );
+                }
+            }
+        }
         "nvvm.pmevent" => {
             let id_ = int_attr(m, id, "eventId");
             let mask = attr(m, id, "maskedEventId");

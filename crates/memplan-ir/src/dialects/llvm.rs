@@ -240,6 +240,21 @@ pub fn register(r: &mut Registry) {
         ..OpDef::new("llvm.mlir.global")
     });
     r.register(OpDef {
+        parse: Some(parse_invoke),
+        traits: traits::TERMINATOR,
+        inherent: &["op_bundle_sizes"],
+        ..OpDef::new("llvm.invoke")
+    });
+    r.register(OpDef {
+        parse: Some(parse_landingpad),
+        ..OpDef::new("llvm.landingpad")
+    });
+    r.register(OpDef {
+        parse: Some(parse_alias),
+        inherent: ALIAS_INHERENT,
+        ..OpDef::new("llvm.mlir.alias")
+    });
+    r.register(OpDef {
         parse: Some(parse_addressof),
         inherent: &["global_name"],
         ..OpDef::new("llvm.mlir.addressof")
@@ -267,6 +282,17 @@ const GLOBAL_INHERENT: &[&str] = &[
     "thread_local_",
 ];
 
+/// Inherent attributes of `llvm.mlir.alias` (properties in the generic form).
+const ALIAS_INHERENT: &[&str] = &[
+    "alias_type",
+    "sym_name",
+    "linkage",
+    "dso_local",
+    "thread_local_",
+    "unnamed_addr",
+    "visibility_",
+];
+
 // ===================== LLVM type spelling =====================
 
 /// The spelling of `t` inside an LLVM type (`!llvm.ptr` -> `ptr`).
@@ -289,6 +315,10 @@ fn from_short(s: &str) -> Type {
     }
     if s.starts_with('!') {
         return Type::new(TypeKind::Opaque(s.to_string()));
+    }
+    // builtin types nested in LLVM aggregates (`vector<8xf32>`, `index`)
+    if let Some(t) = crate::parser::parse_type_str(s) {
+        return t;
     }
     Type::new(TypeKind::Opaque(format!("!llvm.{s}")))
 }
@@ -388,6 +418,7 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         st.props
             .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
     }
+    let name_span = p.current_span();
     let name = p.parse_symbol_name()?;
     st.props.set("sym_name", Attribute::string(&name));
     let mut args = Vec::new();
@@ -414,6 +445,20 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         Ok(())
     })?;
     let (outs, res_attrs) = super::func::parse_result_list(p)?;
+    if !in_types.iter().all(crate::cpp_rules::llvm_compatible) {
+        return Err(crate::diag::Diagnostic::new(
+            name_span,
+            "failed to construct function type: expected LLVM type for function arguments",
+        ));
+    }
+    if let Some(t) = outs.iter().find(|t| !crate::cpp_rules::llvm_compatible(t)) {
+        return Err(crate::diag::Diagnostic::new(
+            name_span,
+            format!(
+                "failed to construct function type: expected LLVM type for function results'{t}'"
+            ),
+        ));
+    }
     let ret = match &outs[..] {
         [] => "void".to_string(),
         [t] => short_name(t),
@@ -441,6 +486,12 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
             "res_attrs",
             Attribute::Array(res_attrs.into_iter().map(Attribute::Dict).collect()),
         );
+    }
+    if p.parse_optional_keyword("comdat") {
+        p.parse_lparen()?;
+        let c = p.parse_attribute()?;
+        p.parse_rparen()?;
+        st.props.set("comdat", c);
     }
     p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
     // What mlir-opt's custom parser sets when the keyword is absent.
@@ -809,7 +860,21 @@ fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     } else {
         None
     };
+    let types_at = p.current_span();
     let (ins, outs) = p.parse_function_type()?;
+    if outs.len() > 1 {
+        return Err(crate::diag::Diagnostic::new(
+            types_at,
+            "expected function with 0 or 1 result",
+        ));
+    }
+    if outs.len() == 1 && matches!(outs[0].kind(), TypeKind::Opaque(s) if s.trim() == "!llvm.void")
+    {
+        return Err(crate::diag::Diagnostic::new(
+            types_at,
+            "expected a non-void result type",
+        ));
+    }
     if ins.len() != args.len() {
         return Err(p.error_here("operand count does not match the call's type"));
     }
@@ -828,6 +893,110 @@ fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     );
     st.props.set("op_bundle_sizes", Attribute::i32_array(&[]));
     st.result_types = outs;
+    Ok(())
+}
+
+/// `llvm.invoke [cconv] (@callee | %ptr)(args) to ^normal(...) unwind ^unwind(...)
+/// [vararg(type)] {attrs} : [ptr-type,] (arg types) -> result`.
+fn parse_invoke(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let cc = if p.at(Tok::BareId) {
+        p.parse_optional_keyword_any().unwrap_or("ccc")
+    } else {
+        "ccc"
+    };
+    st.props
+        .set("CConv", Attribute::Opaque(format!("#llvm.cconv<{cc}>")));
+    let (callee, callee_ptr) = if p.at(Tok::PercentId) {
+        (None, Some(p.parse_operand()?))
+    } else {
+        (Some(p.parse_symbol_name()?), None)
+    };
+    let mut args = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+        args.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    p.parse_keyword("to")?;
+    let (normal, normal_vals) = p.parse_successor_and_use_list()?;
+    p.parse_keyword("unwind")?;
+    let (unwind, unwind_vals) = p.parse_successor_and_use_list()?;
+    if p.peek_keyword("vararg") {
+        p.parse_keyword("vararg")?;
+        p.parse_lparen()?;
+        let t = p.parse_type()?;
+        p.parse_rparen()?;
+        st.props.set("var_callee_type", Attribute::Type(t));
+    }
+    if p.at(Tok::LBracket) {
+        return Err(p.error_here("memplan does not read operand bundles of 'llvm.invoke'"));
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let ptr_ty = if callee_ptr.is_some() {
+        let t = p.parse_type()?;
+        p.parse_comma()?;
+        Some(t)
+    } else {
+        None
+    };
+    let types_at = p.current_span();
+    let (ins, outs) = p.parse_function_type()?;
+    if outs.len() > 1 {
+        return Err(crate::diag::Diagnostic::new(
+            types_at,
+            "expected function with 0 or 1 result",
+        ));
+    }
+    if ins.len() != args.len() {
+        return Err(p.error_here("operand count does not match the invoke's type"));
+    }
+    if let (Some(u), Some(t)) = (&callee_ptr, &ptr_ty) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
+    for (u, t) in args.iter().zip(&ins) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
+    let n_callee = st.operands.len() as i64;
+    st.operands.extend(normal_vals.iter().copied());
+    st.operands.extend(unwind_vals.iter().copied());
+    if let Some(c) = callee {
+        st.props.set("callee", Attribute::symbol(&c));
+    }
+    st.props.set(
+        "operandSegmentSizes",
+        Attribute::i32_array(&[
+            n_callee,
+            normal_vals.len() as i64,
+            unwind_vals.len() as i64,
+            0,
+        ]),
+    );
+    st.props.set("op_bundle_sizes", Attribute::i32_array(&[]));
+    st.successors.push(normal);
+    st.successors.push(unwind);
+    st.result_types = outs;
+    Ok(())
+}
+
+/// `llvm.landingpad [cleanup] ((catch | filter) %v : type)* {attrs} : type`.
+fn parse_landingpad(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if p.parse_optional_keyword("cleanup") {
+        st.props.set("cleanup", Attribute::Unit);
+    }
+    while p.consume_if(Tok::LParen) {
+        p.parse_keyword_any("'catch' or 'filter'")
+            .and_then(|k| match k {
+                "catch" | "filter" => Ok(()),
+                _ => Err(p.error_expected("'catch' or 'filter'")),
+            })?;
+        let v = p.parse_operand()?;
+        let t = p.parse_colon_type()?;
+        p.parse_rparen()?;
+        st.operands.push(p.resolve_operand(&v, &t)?);
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.result_types.push(t);
     Ok(())
 }
 
@@ -936,6 +1105,13 @@ fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if p.parse_optional_keyword("constant") {
         st.props.set("constant", Attribute::Unit);
     }
+    // What mlir-opt's custom parser sets when the keyword is absent.
+    if !st.props.contains("linkage") {
+        st.props.set(
+            "linkage",
+            Attribute::Opaque("#llvm.linkage<external>".into()),
+        );
+    }
     let name = p.parse_symbol_name()?;
     st.props.set("sym_name", Attribute::string(&name));
     p.parse_lparen()?;
@@ -978,6 +1154,44 @@ fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         st.regions.push(r);
     } else {
         st.regions.push(p.module_mut().create_region());
+    }
+    Ok(())
+}
+
+/// `llvm.mlir.alias [linkage] [visibility] [thread_local] [unnamed_addr] @name {attrs} : type
+/// { initializer }`.
+fn parse_alias(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let l = p
+        .parse_optional_keyword_of(&crate::ods::LINKAGES)
+        .unwrap_or("external");
+    st.props
+        .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
+    if let Some(v) = p.parse_optional_keyword_of(&["default", "hidden", "protected"]) {
+        let n = match v {
+            "hidden" => 1,
+            "protected" => 2,
+            _ => 0,
+        };
+        st.props
+            .set("visibility_", Attribute::int(n, Type::int(64)));
+    }
+    if p.parse_optional_keyword("thread_local") {
+        st.props.set("thread_local_", Attribute::Unit);
+    }
+    if let Some(u) = p.parse_optional_keyword_of(&["unnamed_addr", "local_unnamed_addr"]) {
+        let n = if u == "unnamed_addr" { 2 } else { 1 };
+        st.props
+            .set("unnamed_addr", Attribute::int(n, Type::int(64)));
+    }
+    let name = p.parse_symbol_name()?;
+    st.props.set("sym_name", Attribute::string(&name));
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    move_to_props(st, ALIAS_INHERENT);
+    let ty = p.parse_colon_type()?;
+    st.props.set("alias_type", Attribute::Type(ty));
+    match p.parse_optional_region(&[])? {
+        Some(r) => st.regions.push(r),
+        None => return Err(p.error_expected("'{'")),
     }
     Ok(())
 }

@@ -1159,6 +1159,13 @@ pub(super) fn cpp_inferred_results(op: &OdsOp, s: &mut PState) {
                 _ => None,
             }
         }),
+        // `!llvm.struct<(T, i1)>` for a value of type T
+        "llvm.cmpxchg" => s
+            .operand_types
+            .get(2)
+            .cloned()
+            .flatten()
+            .and_then(|v| Some(vec![crate::cpp_rules::llvm_val_and_bool(v.first()?)])),
         _ => None,
     };
     if let (Some(v), Some(slot)) = (inferred, s.result_types.first_mut()) {
@@ -1177,6 +1184,12 @@ pub(super) fn cpp_inferred_ok(m: &Module, id: OpId, op: &OdsOp) -> bool {
             Some(TypeKind::Vector { shape, elem, .. }) => {
                 let n: i64 = shape.iter().product();
                 rs.len() as i64 == n && rs.iter().all(|t| *t == elem)
+            }
+            _ => false,
+        },
+        "llvm.cmpxchg" => match (ops.get(2), rs.first()) {
+            (Some(v), Some(r)) => {
+                crate::cpp_rules::llvm_same(r, &crate::cpp_rules::llvm_val_and_bool(v))
             }
             _ => false,
         },

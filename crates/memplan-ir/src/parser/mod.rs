@@ -157,6 +157,14 @@ pub fn parse_module(src: &str, reg: &Registry, opts: ParseOptions) -> PResult<Mo
     Ok(p.m)
 }
 
+/// The type spelled exactly `src` (no aliases, nothing after it), or `None`.
+pub(crate) fn parse_type_str(src: &str) -> Option<Type> {
+    let reg = Registry::empty();
+    let mut p = Parser::new(src, &reg, ParseOptions::default());
+    let t = p.parse_type().ok()?;
+    (p.tok.kind == crate::lexer::Tok::Eof).then_some(t)
+}
+
 impl<'a> Parser<'a> {
     fn new(src: &'a str, reg: &'a Registry, opts: ParseOptions) -> Parser<'a> {
         Parser {

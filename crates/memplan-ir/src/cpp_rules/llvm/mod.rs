@@ -1,5 +1,12 @@
 //! C++ verifier rules of the LLVM dialect: symbol uses, atomic accesses, landing pads,
-//! intrinsics and function linkage.
+//! intrinsics and function linkage here; constants, calls, module-level ops and
+//! instruction rules in the submodules.
+
+mod call;
+mod constant;
+mod global;
+mod ops;
+pub(crate) mod ty;
 
 use super::{attr, enum_kw, float_width, int_attr, referenced};
 use crate::ir::{Module, OpId, ValueId};
@@ -21,6 +28,17 @@ fn llvm_ptr_space(t: &Type) -> Option<i64> {
         .ok()
 }
 
+/// `!llvm.struct<(T, i1)>`: what `llvm.cmpxchg` returns for values of type `t`.
+pub(crate) fn val_and_bool(t: &Type) -> Type {
+    let elem = ty::LTy::of(t).unwrap_or_else(|| ty::LTy::Builtin(t.clone()));
+    let s = ty::LTy::Struct {
+        name: None,
+        packed: false,
+        body: Some(vec![elem, ty::LTy::Builtin(Type::int(1))]),
+    };
+    Type::new(TypeKind::Opaque(s.to_string()))
+}
+
 /// LLVM's atomic ordering enum, by stored value.
 fn ordering_name(v: i128) -> &'static str {
     match v {
@@ -37,7 +55,7 @@ fn ordering_name(v: i128) -> &'static str {
 
 /// Types `llvm.load`/`llvm.store` may access atomically: integers, LLVM floats and pointers
 /// whose size is a power of two of at least 8 bits (default data layout: 64-bit pointers).
-fn atomic_type_ok(t: &Type) -> bool {
+pub(super) fn atomic_type_ok(t: &Type) -> bool {
     let bits = match t.kind() {
         TypeKind::Integer { width, .. } => *width as u64,
         TypeKind::Float(
@@ -181,7 +199,48 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
+        "llvm.mlir.constant" => constant::verify(m, id)?,
+        "llvm.call" => {
+            call::call_types(m, id)?;
+            call::verify_call(m, id)?;
+        }
+        "llvm.invoke" => {
+            call::verify_invoke(m, id)?;
+            ops::invoke_unwind(m, id)?;
+            call::operand_bundles(m, id)?;
+        }
+        "llvm.call_intrinsic" => {
+            if attr(m, id, "intrin")
+                .and_then(|a| a.as_str())
+                .is_some_and(|n| !n.starts_with("llvm."))
+            {
+                return Err("intrinsic name must start with 'llvm.'".into());
+            }
+            call::operand_bundles(m, id)?;
+        }
+        "llvm.mlir.alias" => global::verify_alias(m, id)?,
+        "llvm.mlir.ifunc" => global::verify_ifunc(m, id)?,
+        "llvm.blockaddress" => ops::blockaddress(m, id)?,
+        "llvm.inline_asm" => ops::inline_asm(m, id)?,
+        "llvm.return" => call::verify_return(m, id)?,
+        "llvm.mlir.global" => global::verify_global(m, id)?,
+        "llvm.mlir.global_ctors" => global::verify_structors(m, id, "ctors")?,
+        "llvm.mlir.global_dtors" => global::verify_structors(m, id, "dtors")?,
+        "llvm.comdat" => global::verify_comdat_region(m, id)?,
+        "llvm.atomicrmw" => ops::atomicrmw(m, id)?,
+        "llvm.cmpxchg" => ops::cmpxchg(m, id)?,
+        "llvm.bitcast" => ops::bitcast(m, id)?,
+        "llvm.getelementptr" => ops::gep(m, id)?,
+        "llvm.shufflevector" => ops::shufflevector(m, id)?,
+        "llvm.switch" => ops::switch(m, id)?,
+        "llvm.intr.vector.interleave2" => ops::interleave2(m, id)?,
+        "llvm.mlir.zero" => ops::zero(m, id)?,
+        "llvm.extractvalue" => ops::value_position(m, id, false)?,
+        "llvm.insertvalue" => ops::value_position(m, id, true)?,
         "llvm.func" => {
+            ops::func_attrs(m, id)?;
+            ops::func_body(m, id)?;
+            global::comdat(m, id)?;
             // a declaration (no body) links externally
             let body = m
                 .regions(id)
