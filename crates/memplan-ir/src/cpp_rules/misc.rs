@@ -39,6 +39,18 @@ fn scaling_cast(m: &Module, id: OpId, wider: bool) -> Result<(), String> {
     ))
 }
 
+/// `vector::isSupportedCombiningKind`: which element types a `#vector.kind` can combine
+/// (an unknown kind is left to the attribute's own checks).
+fn combining_kind_supported(kind: &str, e: &crate::types::Type) -> bool {
+    let int_or_index = e.is_integer() || e.is_index();
+    match kind {
+        "add" | "mul" => int_or_index || e.is_float(),
+        "minui" | "minsi" | "maxui" | "maxsi" | "and" | "or" | "xor" => int_or_index,
+        "minnumf" | "maxnumf" | "minimumf" | "maximumf" => e.is_float(),
+        _ => true,
+    }
+}
+
 pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
     let d = m.op(id);
     let ops = m.operands(id);
@@ -184,6 +196,48 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                             return Err(format!("expected {what} shape to match mask shape"));
                         }
                     }
+                }
+            }
+        }
+        "vector.scan" => {
+            // ScanOp::verify: a reduction dim inside the source, an initial value of the
+            // source's shape without that dim, a combining kind the element type supports.
+            if let (Some(a), Some(b)) = (ops.first(), ops.get(1)) {
+                if let (TypeKind::Vector { shape: src, .. }, TypeKind::Vector { shape: init, .. }) =
+                    (ty(a).kind(), ty(b).kind())
+                {
+                    let rank = src.len() as i128;
+                    if let Some(dim) = int_attr(m, id, "reduction_dim") {
+                        if dim >= rank {
+                            return Err(format!(
+                                "reduction dimension {dim} has to be less than {rank}"
+                            ));
+                        }
+                        if init.len() as i128 != rank - 1 {
+                            return Err(format!(
+                                "initial value rank {} has to be equal to {}",
+                                init.len(),
+                                rank - 1
+                            ));
+                        }
+                        let expected: Vec<i64> = src
+                            .iter()
+                            .enumerate()
+                            .filter(|&(i, _)| i as i128 != dim)
+                            .map(|(_, &s)| s)
+                            .collect();
+                        if *init != expected {
+                            return Err("incompatible input/initial value shapes".into());
+                        }
+                    }
+                }
+            }
+            if let (Some(r), Some(kind)) = (rs.first(), enum_of(m, id, "kind")) {
+                let e = elem(ty(r));
+                if !combining_kind_supported(kind, e) {
+                    return Err(format!(
+                        "unsupported reduction type '{e}' for kind '{kind}'"
+                    ));
                 }
             }
         }

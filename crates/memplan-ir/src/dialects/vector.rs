@@ -866,6 +866,31 @@ fn verify_vector(m: &Module, op: OpId) -> Result<(), String> {
                 return Err("requires all operands and results to have the same type".into());
             }
         }
+        "vector.load" | "vector.store" => {
+            // verifyLoadStoreMemRefLayout: beyond one element, the memref's innermost stride
+            // must be 1. Only a layout whose strides memplan can work out is judged.
+            let (vec, base) = if d.name == "vector.load" {
+                (one_result(m, op), ops.first())
+            } else {
+                (ops.first().map(|&v| m.value_type(v)), ops.get(1))
+            };
+            if let (Some(vt), Some(&b)) = (vec, base) {
+                let single = match vt.kind() {
+                    TypeKind::Vector {
+                        shape, scalable, ..
+                    } => !scalable.iter().any(|&s| s) && shape.iter().product::<i64>() == 1,
+                    _ => true,
+                };
+                if let TypeKind::MemRef { shape, layout, .. } = m.value_type(b).kind() {
+                    let strides = super::memref::canonical_strides(shape, layout.as_ref());
+                    if !single
+                        && matches!(strides, Some((st, _)) if st.last().is_some_and(|&x| x != 1))
+                    {
+                        return Err("most minor memref dim must have unit stride".into());
+                    }
+                }
+            }
+        }
         "vector.transfer_read" | "vector.transfer_write" => {
             if let Some(Attribute::AffineMap(map)) = inherent(d, "permutation_map") {
                 let st = if d.name == "vector.transfer_read" {
