@@ -2,7 +2,8 @@
 //! (`scripts/verifier_inventory.py`, BENCHMARKS.md section 4.2) and by the fourth upstream
 //! sample: `func.func`'s FunctionOpInterface / SymbolOpInterface rules, `vector.scan`,
 //! `vector.load`/`store` strides, `tensor.gather`/`scatter` result types, `affine.prefetch`,
-//! and redefined `distinct[N]` ids. Each entry is a module of our own with MLIR 22's verdict;
+//! the C++ syntax of `vector.contract` / `outerproduct` / `mask` with their verifiers, and
+//! redefined `distinct[N]` ids. Each entry is a module of our own with MLIR 22's verdict;
 //! with `mlir-opt-22` installed the table itself is checked against it (required with
 //! MEMPLAN_REQUIRE_MLIR=1), so an entry with a wrong verdict fails instead of locking a
 //! mistake in.
@@ -140,6 +141,53 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f(%m: memref<400xi32>, %i: index) {\n  affine.for %a = 0 to 10 {\n    %x = arith.muli %a, %i : index\n    affine.prefetch %m[%x], read, locality<1>, data : memref<400xi32>\n  }\n  return\n}",
         Some("index must be a dimension or symbol identifier"),
     ),
+    // ---- vector.contract (custom form written in C++ upstream) ----
+    (
+        "#m = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>]\nfunc.func @f(%a: vector<4x3xf32>, %b: vector<3x7xf32>, %c: vector<4x7xf32>) {\n  %0 = vector.contract {indexing_maps = #m, iterator_types = [\"parallel\", \"parallel\", \"parallel\"]} %a, %b, %c : vector<4x3xf32>, vector<3x7xf32> into vector<4x7xf32>\n  return\n}",
+        Some("expected at least one contracting dimension pair"),
+    ),
+    (
+        "#m = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>]\nfunc.func @f(%a: vector<4x3xf32>, %b: vector<5x7xf32>, %c: vector<4x7xf32>) {\n  %0 = vector.contract {indexing_maps = #m, iterator_types = [\"parallel\", \"parallel\", \"reduction\"]} %a, %b, %c : vector<4x3xf32>, vector<5x7xf32> into vector<4x7xf32>\n  return\n}",
+        Some("invalid contracting dimension map"),
+    ),
+    (
+        "#m = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>]\nfunc.func @f(%a: vector<4x3xf32>, %b: vector<3x7xf32>, %c: vector<4x7xf32>) {\n  %0 = vector.contract {indexing_maps = #m, iterator_types = [\"parallel\", \"parallel\", \"reduction\"], kind = #vector.kind<xor>} %a, %b, %c : vector<4x3xf32>, vector<3x7xf32> into vector<4x7xf32>\n  return\n}",
+        Some("unsupported contraction type"),
+    ),
+    (
+        "#m = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (j, i)>]\nfunc.func @f(%a: vector<2x1xf32>, %b: vector<1x3xf32>, %c: vector<2x3xf32>) {\n  %0 = vector.contract {indexing_maps = #m, iterator_types = [\"parallel\", \"parallel\", \"reduction\"]} %a, %b, %c : vector<2x1xf32>, vector<1x3xf32> into vector<2x3xf32>\n  return\n}",
+        Some("invalid accumulator/result vector shape"),
+    ),
+    (
+        "#m = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>]\nfunc.func @f(%a: vector<4x3xf16>, %b: vector<3x7xf16>, %c: vector<4x7xf32>, %v: vector<10xf32>, %s: f32) {\n  %0 = vector.contract {indexing_maps = #m, iterator_types = [\"parallel\", \"parallel\", \"reduction\"], kind = #vector.kind<maxnumf>} %a, %b, %c {foo} : vector<4x3xf16>, vector<3x7xf16> into vector<4x7xf32>\n  %1 = vector.contract {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = [\"reduction\"]} %v, %v, %s : vector<10xf32>, vector<10xf32> into f32\n  return\n}",
+        None,
+    ),
+    // ---- vector.outerproduct (custom form written in C++ upstream) ----
+    (
+        "func.func @f(%a: vector<4xf32>, %b: vector<8xf32>, %c: vector<4x8xf32>, %s: f32) {\n  %0 = vector.outerproduct %a, %b : vector<4xf32>, vector<8xf32>\n  %1 = vector.outerproduct %a, %b, %c {kind = #vector.kind<maxnumf>} : vector<4xf32>, vector<8xf32>\n  %2 = vector.outerproduct %a, %s : vector<4xf32>, f32\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: vector<4xf32>, %b: vector<8xf32>, %c: vector<4x8xf32>) {\n  %1 = vector.outerproduct %a, %b, %c {kind = #vector.kind<xor>} : vector<4xf32>, vector<8xf32>\n  return\n}",
+        Some("unsupported outerproduct type"),
+    ),
+    (
+        "func.func @f(%a: vector<[4]xf32>, %b: vector<8xf32>) {\n  %0 = vector.outerproduct %a, %b : vector<[4]xf32>, vector<8xf32>\n  return\n}",
+        Some("expected either both or only #2 operand dim to be scalable"),
+    ),
+    // ---- vector.mask (custom form written in C++ upstream) ----
+    (
+        "func.func @f(%m: vector<16xi1>, %t: tensor<?xf32>, %i: index, %v: vector<16xf32>, %pt: vector<16xf32>) {\n  %p = arith.constant 0.0 : f32\n  %0 = vector.mask %m { vector.transfer_read %t[%i], %p : tensor<?xf32>, vector<16xf32> } : vector<16xi1> -> vector<16xf32>\n  %1 = vector.mask %m, %pt { vector.transfer_read %t[%i], %p : tensor<?xf32>, vector<16xf32> } : vector<16xi1> -> vector<16xf32>\n  %2 = vector.mask %m { vector.yield %v : vector<16xf32> } : vector<16xi1> -> vector<16xf32>\n  vector.mask %m { } : vector<16xi1>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%m: vector<8xi1>, %t: tensor<?xf32>, %i: index) {\n  %p = arith.constant 0.0 : f32\n  %0 = vector.mask %m { vector.transfer_read %t[%i], %p : tensor<?xf32>, vector<16xf32> } : vector<8xi1> -> vector<16xf32>\n  return\n}",
+        Some("mask for the maskable operation"),
+    ),
+    (
+        "func.func @f(%m: vector<16xi1>, %v: vector<16xf32>) {\n  %0 = vector.mask %m { vector.reduction <add>, %v : vector<16xf32> into f32 } : vector<16xi1> -> f64\n  return\n}",
+        Some("to match all the vector.mask results"),
+    ),
     // ---- distinct[N]<attr>: an id used again names the same attribute ----
     (
         "\"test.op\"() {a = distinct[0]<42 : i32>} : () -> ()\n\"test.op\"() {a = distinct[0]<43 : i32>} : () -> ()",
@@ -161,6 +209,9 @@ const ROUND_TRIPS: &[&str] = &[
     "func.func @f(%m: memref<400x400xi32>, %i: index, %j: index) {\n  affine.for %a = 0 to 10 {\n    affine.prefetch %m[%a, %j + 5], read, locality<3>, data : memref<400x400xi32>\n    affine.prefetch %m[%i, symbol(%j)], write, locality<0>, instr {foo = 1} : memref<400x400xi32>\n  }\n  \"affine.prefetch\"(%m, %i, %j) <{isDataCache = true, isWrite = false, localityHint = 2 : i32, map = affine_map<(d0, d1) -> (d0 + 1, d1)>}> : (memref<400x400xi32>, index, index) -> ()\n  return\n}",
     "func.func @f(%s: tensor<4x5x6xf32>, %i: tensor<1x2x2xindex>, %d: tensor<4x5x6xf32>) -> tensor<4x5x6xf32> {\n  %0 = tensor.gather %s[%i] gather_dims([0, 2]) unique : (tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<1x2x5xf32>\n  %1 = tensor.scatter %0 into %d[%i] scatter_dims([0, 2]) unique : (tensor<1x2x5xf32>, tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<4x5x6xf32>\n  return %1 : tensor<4x5x6xf32>\n}",
     "func.func private @f(i32 {a.b}, i8) -> (i32 {c.d})\nfunc.func nested @g()",
+    "#t = {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\", \"reduction\"]}\nfunc.func @f(%a: vector<4x3xf32>, %b: vector<3x7xf32>, %c: vector<4x7xf32>) -> vector<4x7xf32> {\n  %0 = vector.contract #t %a, %b, %c {foo = 1} : vector<4x3xf32>, vector<3x7xf32> into vector<4x7xf32>\n  %1 = vector.contract {kind = #vector.kind<maxnumf>, indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\", \"reduction\"]} %a, %b, %0 : vector<4x3xf32>, vector<3x7xf32> into vector<4x7xf32>\n  return %1 : vector<4x7xf32>\n}",
+    "func.func @f(%a: vector<4xf32>, %b: vector<8xf32>, %c: vector<4x8xf32>, %s: f32, %d: vector<[4]xi32>) {\n  %0 = vector.outerproduct %a, %b : vector<4xf32>, vector<8xf32>\n  %1 = vector.outerproduct %a, %b, %c : vector<4xf32>, vector<8xf32>\n  %2 = vector.outerproduct %a, %b, %c {kind = #vector.kind<maxnumf>} : vector<4xf32>, vector<8xf32>\n  %3 = vector.outerproduct %a, %s : vector<4xf32>, f32\n  %4 = \"vector.outerproduct\"(%d, %d) <{kind = #vector.kind<xor>}> {foo} : (vector<[4]xi32>, vector<[4]xi32>) -> vector<[4]x[4]xi32>\n  return\n}",
+    "func.func @f(%m: vector<16xi1>, %t: tensor<?xf32>, %i: index, %v: vector<16xf32>, %mm: vector<3x8xi1>, %a: vector<3x8xf32>, %acc: vector<3xf32>, %pt: vector<16xf32>) {\n  %p = arith.constant 0.0 : f32\n  %0 = vector.mask %m { vector.transfer_read %t[%i], %p : tensor<?xf32>, vector<16xf32> } : vector<16xi1> -> vector<16xf32>\n  %1 = vector.mask %m, %pt { vector.transfer_read %t[%i], %p : tensor<?xf32>, vector<16xf32> } : vector<16xi1> -> vector<16xf32>\n  %2 = vector.mask %mm { vector.multi_reduction <add>, %a, %acc [1] : vector<3x8xf32> to vector<3xf32> } : vector<3x8xi1> -> vector<3xf32>\n  %3 = vector.mask %m { vector.yield %v : vector<16xf32> } : vector<16xi1> -> vector<16xf32>\n  vector.mask %m { } : vector<16xi1>\n  %4 = vector.mask %m { vector.reduction <add>, %v : vector<16xf32> into f32 } {foo} : vector<16xi1> -> f32\n  return\n}",
 ];
 
 fn print(src: &str, generic: bool) -> String {

@@ -39,18 +39,6 @@ fn scaling_cast(m: &Module, id: OpId, wider: bool) -> Result<(), String> {
     ))
 }
 
-/// `vector::isSupportedCombiningKind`: which element types a `#vector.kind` can combine
-/// (an unknown kind is left to the attribute's own checks).
-fn combining_kind_supported(kind: &str, e: &crate::types::Type) -> bool {
-    let int_or_index = e.is_integer() || e.is_index();
-    match kind {
-        "add" | "mul" => int_or_index || e.is_float(),
-        "minui" | "minsi" | "maxui" | "maxsi" | "and" | "or" | "xor" => int_or_index,
-        "minnumf" | "maxnumf" | "minimumf" | "maximumf" => e.is_float(),
-        _ => true,
-    }
-}
-
 pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
     let d = m.op(id);
     let ops = m.operands(id);
@@ -234,7 +222,7 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
             }
             if let (Some(r), Some(kind)) = (rs.first(), enum_of(m, id, "kind")) {
                 let e = elem(ty(r));
-                if !combining_kind_supported(kind, e) {
+                if !crate::dialects::vector::combining_kind_supported(kind, e) {
                     return Err(format!(
                         "unsupported reduction type '{e}' for kind '{kind}'"
                     ));
