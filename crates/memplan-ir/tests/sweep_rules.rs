@@ -188,6 +188,63 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f(%m: vector<16xi1>, %v: vector<16xf32>) {\n  %0 = vector.mask %m { vector.reduction <add>, %v : vector<16xf32> into f32 } : vector<16xi1> -> f64\n  return\n}",
         Some("to match all the vector.mask results"),
     ),
+    // ---- vector strided slices, multi_reduction, type_cast; async.return ----
+    (
+        "func.func @f(%a: vector<4x8x16xf32>) {\n  %1 = vector.extract_strided_slice %a {offsets = [3, 2], sizes = [2, 2], strides = [1, 1]} : vector<4x8x16xf32> to vector<2x2x16xf32>\n  return\n}",
+        Some("expected sum(offsets, sizes) dimension 0 to be confined to [1, 5)"),
+    ),
+    (
+        "func.func @f(%a: vector<4x8x16xf32>) {\n  %1 = vector.extract_strided_slice %a {offsets = [2, 2], sizes = [2, 2], strides = [1, 1]} : vector<4x8x16xf32> to vector<2x2x8xf32>\n  return\n}",
+        Some("expected result type to be"),
+    ),
+    (
+        "func.func @f(%a: vector<4x[8]x16xf32>) {\n  %1 = vector.extract_strided_slice %a {offsets = [2, 0], sizes = [2, 4], strides = [1, 1]} : vector<4x[8]x16xf32> to vector<2x[4]x16xf32>\n  return\n}",
+        Some("to match the corresponding base size"),
+    ),
+    (
+        "func.func @f(%a: vector<4x4xf32>, %b: vector<4x8x16xf32>) {\n  %1 = vector.insert_strided_slice %a, %b {offsets = [2, 2, 14], strides = [1, 1]} : vector<4x4xf32> into vector<4x8x16xf32>\n  return\n}",
+        Some("expected sum(offsets, source vector shape) dimension 2 to be confined to [1, 17)"),
+    ),
+    (
+        "func.func @f(%a: vector<4x[16]xf32>, %b: vector<4x8x16xf32>) {\n  %1 = vector.insert_strided_slice %a, %b {offsets = [2, 2, 0], strides = [1, 1]} : vector<4x[16]xf32> into vector<4x8x16xf32>\n  return\n}",
+        Some("mismatching scalable flags"),
+    ),
+    (
+        "func.func @f(%a: vector<4x4xf32>, %b: vector<4x8x16xf32>, %c: vector<4x8x16xf32>, %d: vector<4x[16]xf32>, %e: vector<4x8x[16]xf32>) {\n  %0 = vector.insert_strided_slice %a, %b {offsets = [2, 2, 2], strides = [1, 1]} : vector<4x4xf32> into vector<4x8x16xf32>\n  %1 = vector.extract_strided_slice %c {offsets = [2, 2], sizes = [2, 2], strides = [1, 1]} : vector<4x8x16xf32> to vector<2x2x16xf32>\n  %2 = vector.insert_strided_slice %d, %e {offsets = [2, 2, 0], strides = [1, 1]} : vector<4x[16]xf32> into vector<4x8x[16]xf32>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: vector<4x16xf32>, %b: vector<16xf32>) {\n  %0 = vector.multi_reduction <add>, %a, %b [1] : vector<4x16xf32> to vector<16xf32>\n  return\n}",
+        Some("is incompatible with source type"),
+    ),
+    (
+        "func.func @f(%a: vector<4x16xf32>, %b: f32, %c: vector<4x[16]xf32>, %d: vector<[16]xf32>) {\n  %0 = vector.multi_reduction <add>, %a, %b [0, 1] : vector<4x16xf32> to f32\n  %1 = vector.multi_reduction <add>, %c, %d [0] : vector<4x[16]xf32> to vector<[16]xf32>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: memref<4x3xf32, strided<[6, 1]>>) {\n  %0 = vector.type_cast %a : memref<4x3xf32, strided<[6, 1]>> to memref<vector<4x3xf32>>\n  return\n}",
+        Some("expects operand to be a memref with identity layout"),
+    ),
+    (
+        "func.func @f(%a: memref<4x3xf32>) {\n  %0 = vector.type_cast %a : memref<4x3xf32> to memref<vector<4x4xf32>>\n  return\n}",
+        Some("expects concatenated result and operand shapes to be equal"),
+    ),
+    (
+        "func.func @f(%a: memref<4x3xf32, 1>) {\n  %0 = vector.type_cast %a : memref<4x3xf32, 1> to memref<vector<4x3xf32>>\n  return\n}",
+        Some("expects result in same memory space"),
+    ),
+    (
+        "func.func @f(%a: memref<4x3xf32, strided<[3, 1]>>, %b: memref<4x3xvector<2xf32>>) {\n  %0 = vector.type_cast %a : memref<4x3xf32, strided<[3, 1]>> to memref<vector<4x3xf32>>\n  %1 = vector.type_cast %b : memref<4x3xvector<2xf32>> to memref<vector<4x3x2xf32>>\n  return\n}",
+        None,
+    ),
+    (
+        "async.func @f() -> !async.value<i32> {\n  %c = arith.constant 1 : i64\n  async.return %c : i64\n}",
+        Some("operand types do not match the types returned from the parent FuncOp"),
+    ),
+    (
+        "async.func @f() -> (!async.token, !async.value<i32>) {\n  %c = arith.constant 1 : i32\n  async.return %c : i32\n}",
+        None,
+    ),
     // ---- distinct[N]<attr>: an id used again names the same attribute ----
     (
         "\"test.op\"() {a = distinct[0]<42 : i32>} : () -> ()\n\"test.op\"() {a = distinct[0]<43 : i32>} : () -> ()",
