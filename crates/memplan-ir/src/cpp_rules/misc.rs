@@ -187,6 +187,134 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
+        "vector.extract_strided_slice" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                extract_strided_slice(m, id, ty(a), ty(r))?;
+            }
+        }
+        "vector.insert_strided_slice" => {
+            if let (Some(a), Some(b)) = (ops.first(), ops.get(1)) {
+                insert_strided_slice(m, id, ty(a), ty(b))?;
+            }
+        }
+        "vector.multi_reduction" => {
+            // MultiDimReductionOp::verify: the destination is the source without the
+            // reduced dims (the element type itself when every dim is reduced).
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                if let (
+                    TypeKind::Vector {
+                        shape,
+                        scalable,
+                        elem: e,
+                    },
+                    Some(Attribute::DenseArray {
+                        values: DenseArrayValues::Int(dims),
+                        ..
+                    }),
+                ) = (ty(a).kind(), attr(m, id, "reduction_dims"))
+                {
+                    let keep: Vec<usize> = (0..shape.len())
+                        .filter(|i| !dims.contains(&(*i as i64)))
+                        .collect();
+                    let want = if keep.is_empty() {
+                        e.clone()
+                    } else {
+                        crate::types::Type::new(TypeKind::Vector {
+                            shape: keep.iter().map(|&i| shape[i]).collect(),
+                            scalable: keep.iter().map(|&i| scalable[i]).collect(),
+                            elem: e.clone(),
+                        })
+                    };
+                    if *ty(r) != want {
+                        return Err(format!(
+                            "destination type '{}' is incompatible with source type '{}'",
+                            ty(r),
+                            ty(a)
+                        ));
+                    }
+                }
+            }
+        }
+        "vector.type_cast" => {
+            if let (Some(a), Some(r)) = (ops.first(), rs.first()) {
+                type_cast(ty(a), ty(r))?;
+            }
+        }
+        "async.return" => {
+            // ReturnOp::verify: the operands are the value types of the parent async.func's
+            // results (after the leading !async.token of a stateful function).
+            let parent = m.parent_op(id).filter(|&p| m.op(p).name == "async.func");
+            let sig = parent
+                .and_then(|p| attr(m, p, "function_type"))
+                .and_then(|a| a.as_type())
+                .and_then(|t| t.as_function().map(|(_, outs)| outs.to_vec()));
+            if let Some(outs) = sig {
+                let outs: Vec<String> = outs.iter().map(|t| t.to_string()).collect();
+                let outs = match outs.first() {
+                    Some(t) if t == "!async.token" => &outs[1..],
+                    _ => &outs[..],
+                };
+                let mut want = Vec::new();
+                for t in outs {
+                    match t
+                        .strip_prefix("!async.value<")
+                        .and_then(|x| x.strip_suffix('>'))
+                    {
+                        Some(inner) => want.push(inner.to_string()),
+                        None => return Ok(()),
+                    }
+                }
+                let got: Vec<String> = ops.iter().map(|v| ty(v).to_string()).collect();
+                if got != want {
+                    return Err(
+                        "operand types do not match the types returned from the parent FuncOp"
+                            .into(),
+                    );
+                }
+            }
+        }
+        "vector.scan" => {
+            // ScanOp::verify: a reduction dim inside the source, an initial value of the
+            // source's shape without that dim, a combining kind the element type supports.
+            if let (Some(a), Some(b)) = (ops.first(), ops.get(1)) {
+                if let (TypeKind::Vector { shape: src, .. }, TypeKind::Vector { shape: init, .. }) =
+                    (ty(a).kind(), ty(b).kind())
+                {
+                    let rank = src.len() as i128;
+                    if let Some(dim) = int_attr(m, id, "reduction_dim") {
+                        if dim >= rank {
+                            return Err(format!(
+                                "reduction dimension {dim} has to be less than {rank}"
+                            ));
+                        }
+                        if init.len() as i128 != rank - 1 {
+                            return Err(format!(
+                                "initial value rank {} has to be equal to {}",
+                                init.len(),
+                                rank - 1
+                            ));
+                        }
+                        let expected: Vec<i64> = src
+                            .iter()
+                            .enumerate()
+                            .filter(|&(i, _)| i as i128 != dim)
+                            .map(|(_, &s)| s)
+                            .collect();
+                        if *init != expected {
+                            return Err("incompatible input/initial value shapes".into());
+                        }
+                    }
+                }
+            }
+            if let (Some(r), Some(kind)) = (rs.first(), enum_of(m, id, "kind")) {
+                let e = elem(ty(r));
+                if !crate::dialects::vector::combining_kind_supported(kind, e) {
+                    return Err(format!(
+                        "unsupported reduction type '{e}' for kind '{kind}'"
+                    ));
+                }
+            }
+        }
         // memref.cast (unranked to unranked), memref.assume_alignment and
         // memref.distinct_objects are checked with the other memref rules
         // (dialects/memref.rs, ods/verify.rs).
@@ -214,6 +342,238 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
             }
         }
         _ => {}
+    }
+    Ok(())
+}
+
+/// An `I64ArrayAttr` (`[1, 2]`) as integers.
+fn i64_list(a: Option<&Attribute>) -> Option<Vec<i64>> {
+    match a? {
+        Attribute::Array(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Attribute::Integer { value, .. } => i64::try_from(*value).ok(),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// `isIntegerArrayAttrConfinedToShape`: `lo <= v[i] < shape[i] (+1 when closed)`.
+fn confined_to_shape(
+    v: &[i64],
+    shape: &[i64],
+    name: &str,
+    closed: bool,
+    lo: i64,
+) -> Result<(), String> {
+    for (i, (&x, &s)) in v.iter().zip(shape).enumerate() {
+        let hi = if closed { s.saturating_add(1) } else { s };
+        if x < lo || x >= hi {
+            return Err(format!(
+                "expected {name} dimension {i} to be confined to [{lo}, {hi})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `isSumOfIntegerArrayAttrConfinedToShape` with a closed range and minimum 1.
+fn sum_confined(a: &[i64], b: &[i64], shape: &[i64], n1: &str, n2: &str) -> Result<(), String> {
+    for (i, ((&x, &y), &s)) in a.iter().zip(b).zip(shape).enumerate() {
+        let hi = s.saturating_add(1);
+        let v = x.saturating_add(y);
+        if v < 1 || v >= hi {
+            return Err(format!(
+                "expected sum({n1}, {n2}) dimension {i} to be confined to [1, {hi})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn unit_strides(strides: &[i64]) -> Result<(), String> {
+    if strides.iter().any(|&s| s != 1) {
+        return Err("expected strides to be confined to [1, 2)".into());
+    }
+    Ok(())
+}
+
+/// `ExtractStridedSliceOp::verify`.
+fn extract_strided_slice(
+    m: &Module,
+    id: OpId,
+    src: &crate::types::Type,
+    res: &crate::types::Type,
+) -> Result<(), String> {
+    let TypeKind::Vector {
+        shape,
+        scalable,
+        elem: e,
+    } = src.kind()
+    else {
+        return Ok(());
+    };
+    let (Some(off), Some(sizes), Some(strides)) = (
+        i64_list(attr(m, id, "offsets")),
+        i64_list(attr(m, id, "sizes")),
+        i64_list(attr(m, id, "strides")),
+    ) else {
+        return Ok(());
+    };
+    if off.len() != sizes.len() || off.len() != strides.len() {
+        return Err("expected offsets, sizes and strides attributes of same size".into());
+    }
+    for (v, name) in [(&off, "offsets"), (&sizes, "sizes"), (&strides, "strides")] {
+        if v.len() > shape.len() {
+            return Err(format!(
+                "expected {name} attribute of rank no greater than vector rank"
+            ));
+        }
+    }
+    confined_to_shape(&off, shape, "offsets", false, 0)?;
+    confined_to_shape(&sizes, shape, "sizes", true, 1)?;
+    unit_strides(&strides)?;
+    sum_confined(&off, &sizes, shape, "offsets", "sizes")?;
+    let mut want_shape = sizes.clone();
+    want_shape.extend_from_slice(&shape[sizes.len()..]);
+    let want = crate::types::Type::new(TypeKind::Vector {
+        shape: want_shape,
+        scalable: scalable.clone(),
+        elem: e.clone(),
+    });
+    if *res != want {
+        return Err(format!("expected result type to be '{want}'"));
+    }
+    for (i, &sz) in sizes.iter().enumerate() {
+        if scalable[i] && shape[i] != sz {
+            return Err(format!(
+                "expected size at idx={i} to match the corresponding base size from the input vector ({sz} vs {})",
+                shape[i]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `InsertStridedSliceOp::verify`.
+fn insert_strided_slice(
+    m: &Module,
+    id: OpId,
+    src: &crate::types::Type,
+    dst: &crate::types::Type,
+) -> Result<(), String> {
+    let (
+        TypeKind::Vector {
+            shape: ss,
+            scalable: ssc,
+            ..
+        },
+        TypeKind::Vector {
+            shape: ds,
+            scalable: dsc,
+            ..
+        },
+    ) = (src.kind(), dst.kind())
+    else {
+        return Ok(());
+    };
+    let (Some(off), Some(strides)) = (
+        i64_list(attr(m, id, "offsets")),
+        i64_list(attr(m, id, "strides")),
+    ) else {
+        return Ok(());
+    };
+    if off.len() != ds.len() {
+        return Err("expected offsets of same size as destination vector rank".into());
+    }
+    if strides.len() != ss.len() {
+        return Err("expected strides of same size as source vector rank".into());
+    }
+    if ss.len() > ds.len() {
+        return Err("expected source rank to be no greater than destination rank".into());
+    }
+    let diff = ds.len() - ss.len();
+    let mut as_dest = vec![1i64; diff];
+    as_dest.extend_from_slice(ss);
+    confined_to_shape(&off, ds, "offsets", false, 0)?;
+    unit_strides(&strides)?;
+    sum_confined(&off, &as_dest, ds, "offsets", "source vector shape")?;
+    for i in 0..ss.len() {
+        if ssc[i] != dsc[i + diff] {
+            return Err(format!(
+                "mismatching scalable flags (at source vector idx={i})"
+            ));
+        }
+        if ssc[i] && ss[i] != ds[i + diff] {
+            return Err(format!(
+                "expected size at idx={i} to match the corresponding base size from the input vector ({} vs {})",
+                ss[i],
+                ds[i + diff]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `TypeCastOp::verify`: identity layouts (a strided layout equal to the row-major one counts),
+/// one memory space, one scalar type, and the same shape once the element vector's dims are
+/// appended.
+fn type_cast(src: &crate::types::Type, res: &crate::types::Type) -> Result<(), String> {
+    use crate::dialects::memref::{canonical_strides, memory_space};
+    let (
+        TypeKind::MemRef {
+            shape: ss,
+            elem: se,
+            layout: sl,
+            ..
+        },
+        TypeKind::MemRef {
+            shape: rs,
+            elem: re,
+            layout: rl,
+            ..
+        },
+    ) = (src.kind(), res.kind())
+    else {
+        return Ok(());
+    };
+    let row_major = canonical_strides(ss, None);
+    match (sl, canonical_strides(ss, sl.as_ref())) {
+        (None, _) => {}
+        (Some(_), Some((st, off))) => {
+            if off != 0 || Some(st) != row_major.map(|x| x.0) {
+                return Err("expects operand to be a memref with identity layout".into());
+            }
+        }
+        // a layout memplan cannot read: not judged
+        (Some(_), None) => return Ok(()),
+    }
+    if let Some(l) = rl {
+        if !matches!(l, Attribute::AffineMap(am) if am.is_identity()) {
+            return Err("expects result to be a memref with identity layout".into());
+        }
+    }
+    if memory_space(src) != memory_space(res) {
+        return Err("expects result in same memory space".into());
+    }
+    let flat = |shape: &[i64], e: &crate::types::Type| {
+        let mut v = shape.to_vec();
+        if let TypeKind::Vector { shape: vs, .. } = e.kind() {
+            v.extend_from_slice(vs);
+        }
+        v
+    };
+    if elem(se) != elem(re) {
+        return Err(format!(
+            "expects result and operand with same underlying scalar type: '{res}'"
+        ));
+    }
+    if flat(ss, se) != flat(rs, re) {
+        return Err(format!(
+            "expects concatenated result and operand shapes to be equal: '{res}'"
+        ));
     }
     Ok(())
 }

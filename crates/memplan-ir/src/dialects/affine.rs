@@ -89,6 +89,13 @@ pub fn register(r: &mut Registry) {
     for n in ["affine.store", "affine.vector_store"] {
         r.register(def(n, parse_store, print_store, verify_store, &["map"]));
     }
+    r.register(def(
+        "affine.prefetch",
+        parse_prefetch,
+        print_prefetch,
+        verify_prefetch,
+        &["map", "isWrite", "localityHint", "isDataCache"],
+    ));
     for n in ["affine.apply", "affine.min", "affine.max"] {
         r.register(def(n, parse_apply, print_apply, verify_apply, &["map"]));
     }
@@ -891,6 +898,144 @@ fn verify_store(m: &Module, op: OpId) -> Result<(), String> {
         return Err("value to store must have the same type as memref element type".into());
     }
     check_access(m, op, ops[1], &ops[2..]).map(|_| ())
+}
+
+// ===================== prefetch =====================
+
+/// `affine.prefetch %m[%i + 1, %j], read, locality<3>, data : memref<...>` (MLIR writes its
+/// syntax in C++: `AffinePrefetchOp::parse`).
+fn parse_prefetch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let mref = p.parse_operand()?;
+    let mut idx: Vec<UnresolvedOperand> = Vec::new();
+    let map = p.parse_affine_map_of_ssa_ids(&mut idx, Delimiter::Square)?;
+    p.parse_comma()?;
+    let rw_at = p.current_span();
+    let rw = p.parse_keyword_any("keyword")?;
+    p.parse_comma()?;
+    p.parse_keyword("locality")?;
+    p.parse_less()?;
+    let hint_at = p.current_span();
+    let hint = p.parse_integer()?;
+    p.parse_greater()?;
+    p.parse_comma()?;
+    let cache_at = p.current_span();
+    let cache = p.parse_keyword_any("keyword")?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    let t = p.parse_colon_type()?;
+    st.operands.push(p.resolve_operand(&mref, &t)?);
+    st.operands.extend(resolve_indices(p, &idx)?);
+    if rw != "read" && rw != "write" {
+        return Err(crate::Diagnostic::new(
+            rw_at,
+            "rw specifier has to be 'read' or 'write'",
+        ));
+    }
+    if cache != "data" && cache != "instr" {
+        return Err(crate::Diagnostic::new(
+            cache_at,
+            "cache type has to be 'data' or 'instr'",
+        ));
+    }
+    if i32::try_from(hint).is_err() {
+        return Err(crate::Diagnostic::new(
+            hint_at,
+            "integer constant out of range for attribute",
+        ));
+    }
+    // in the order MLIR's generic form lists them (sorted by name)
+    st.props
+        .set("isDataCache", Attribute::Bool(cache == "data"));
+    st.props.set("isWrite", Attribute::Bool(rw == "write"));
+    st.props
+        .set("localityHint", Attribute::int(hint as i128, Type::int(32)));
+    st.props.set("map", Attribute::AffineMap(map));
+    Ok(())
+}
+
+fn print_prefetch(p: &mut Printer<'_>, op: OpId) -> bool {
+    let m = p.module();
+    let ops = m.operands(op);
+    let (Some(map), Some(Attribute::Bool(write)), Some(Attribute::Bool(data))) = (
+        map_prop(m, op, "map"),
+        prop(m, op, "isWrite"),
+        prop(m, op, "isDataCache"),
+    ) else {
+        return false;
+    };
+    let Some(Attribute::Integer { value: hint, ty }) = prop(m, op, "localityHint") else {
+        return false;
+    };
+    if ops.is_empty() || !m.results(op).is_empty() || *ty != Type::int(32) {
+        return false;
+    }
+    let (write, data, hint) = (*write, *data, *hint);
+    p.write(" ");
+    p.print_operand(ops[0]);
+    if !print_subscripts(p, &map, &ops[1..]) {
+        return false;
+    }
+    p.write(if write { ", write" } else { ", read" });
+    p.write(&format!(", locality<{hint}>, "));
+    p.write(if data { "data" } else { "instr" });
+    print_attrs(p, op, &["map", "isWrite", "localityHint", "isDataCache"]);
+    p.write(" : ");
+    p.print_type(m.value_type(ops[0]));
+    true
+}
+
+fn verify_prefetch(m: &Module, op: OpId) -> Result<(), String> {
+    let ops = m.operands(op);
+    let Some(&mref) = ops.first() else {
+        return Err("expects a memref operand".into());
+    };
+    for name in ["isWrite", "isDataCache"] {
+        match prop(m, op, name) {
+            Some(Attribute::Bool(_)) => {}
+            Some(_) => {
+                return Err(format!(
+                    "attribute '{name}' failed to satisfy constraint: bool attribute"
+                ))
+            }
+            None => return Err(format!("requires attribute '{name}'")),
+        }
+    }
+    match prop(m, op, "localityHint") {
+        Some(Attribute::Integer { value, ty }) if *ty == Type::int(32) => {
+            if !(0..=3).contains(value) {
+                return Err("attribute 'localityHint' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 3".into());
+            }
+        }
+        Some(_) => return Err("attribute 'localityHint' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 3".into()),
+        None => return Err("requires attribute 'localityHint'".into()),
+    }
+    let t = m.value_type(mref);
+    let Some(mp) = memref_parts(t) else {
+        return Err(format!(
+            "operand #0 must be memref of any type values, but got '{t}'"
+        ));
+    };
+    match map_prop(m, op, "map") {
+        Some(map) => {
+            if map.results.len() != mp.shape.len() {
+                return Err("affine.prefetch affine map num results must equal memref rank".into());
+            }
+            if (map.num_dims + map.num_symbols) as usize + 1 != ops.len() {
+                return Err("too few operands".into());
+            }
+        }
+        None if ops.len() != 1 => return Err("too few operands".into()),
+        None => {}
+    }
+    if !all_index(m, &ops[1..]) {
+        return Err("operand #1 must be variadic of index, but got a non-index operand".into());
+    }
+    let scope = affine_scope(m, op);
+    for &v in &ops[1..] {
+        if !is_valid_dim(m, v, scope) && !is_valid_symbol(m, v, scope, 0) {
+            return Err("index must be a dimension or symbol identifier".into());
+        }
+    }
+    Ok(())
 }
 
 // ===================== apply / min / max =====================

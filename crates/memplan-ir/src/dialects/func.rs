@@ -139,7 +139,19 @@ pub(crate) fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult
     if let Some(a) = attrs_array(res_attrs) {
         st.props.set("res_attrs", a);
     }
+    let dict_span = p.current_span();
     p.parse_optional_attr_dict_with_keyword(&mut st.attrs)?;
+    // As MLIR's `parseFunctionOp`: what the signature already says may not be repeated.
+    for inferred in ["sym_visibility", "sym_name", "function_type"] {
+        if st.attrs.get(inferred).is_some() {
+            return Err(crate::Diagnostic::new(
+                dict_span,
+                format!(
+                    "'{inferred}' is an inferred attribute and should not be specified in the explicit attribute dictionary"
+                ),
+            ));
+        }
+    }
     let body_span = p.current_span();
     if let Some(r) = p.parse_optional_region(&args)? {
         if p.module().region_blocks(r).is_empty() {
@@ -265,9 +277,47 @@ pub(crate) fn verify_func(m: &Module, op: OpId) -> Result<(), String> {
     else {
         return Err("requires attribute 'function_type'".into());
     };
-    let Some((ins, _)) = ft.as_type().and_then(|t| t.as_function()) else {
+    let Some((ins, outs)) = ft.as_type().and_then(|t| t.as_function()) else {
         return Err("attribute 'function_type' must be a function type".into());
     };
+    let get = |n: &str| d.props.get(n).or_else(|| d.attrs.get(n));
+    // FunctionOpInterface: one dictionary of dialect attributes per argument / result.
+    for (key, what, count) in [
+        ("arg_attrs", "argument", ins.len()),
+        ("res_attrs", "result", outs.len()),
+    ] {
+        let Some(Attribute::Array(dicts)) = get(key) else {
+            continue;
+        };
+        if dicts.len() != count {
+            return Err(format!(
+                "expects {what} attribute array to have the same number of elements as the number of function {what}s, got {}, but expected {count}",
+                dicts.len()
+            ));
+        }
+        for a in dicts {
+            let Attribute::Dict(dict) = a else {
+                return Err(format!(
+                    "expects {what} attribute dictionary to be a DictionaryAttr, but got `{a}`"
+                ));
+            };
+            if dict.0.iter().any(|na| !na.name.as_str().contains('.')) {
+                return Err(format!("{what}s may only have dialect attributes"));
+            }
+        }
+    }
+    // SymbolOpInterface: an external function (no body) must not be public.
+    let declaration = m
+        .regions(op)
+        .first()
+        .is_none_or(|&r| m.region_blocks(r).is_empty());
+    if declaration
+        && get("sym_visibility")
+            .and_then(|a| a.as_str())
+            .is_none_or(|v| v == "public")
+    {
+        return Err("symbol declaration cannot have public visibility".into());
+    }
     if let Some(entry) = m.regions(op).first().and_then(|&r| m.entry_block(r)) {
         let args = m.block_args(entry);
         if args.len() != ins.len() {

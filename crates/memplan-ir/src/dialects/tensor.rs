@@ -1406,6 +1406,44 @@ fn verify_tensor(m: &Module, op: OpId) -> Result<(), String> {
             if dims.windows(2).any(|w| w[0] >= w[1]) {
                 return Err(format!("{word}_dims values must be strictly increasing"));
             }
+            if !gather && !d.props.contains("unique") && !d.attrs.contains("unique") {
+                return Err("requires 'unique' attribute to be set".into());
+            }
+            // The gathered tensor (gather's result, scatter's source) has the indices' batch
+            // dims, then the big tensor's dims with the coordinate dims set to 1 or dropped
+            // (GatherOp::inferResultType).
+            let small = if gather {
+                res.cloned()
+            } else {
+                ops.first().map(|&v| m.value_type(v).clone())
+            };
+            if let Some(small) = small {
+                let TypeKind::RankedTensor { elem, encoding, .. } = big.kind() else {
+                    return Ok(());
+                };
+                let expected = |reduced: bool| {
+                    let mut shape = is[..is.len() - 1].to_vec();
+                    for (i, &sz) in bs.iter().enumerate() {
+                        if !dims.contains(&(i as i64)) {
+                            shape.push(sz);
+                        } else if !reduced {
+                            shape.push(1);
+                        }
+                    }
+                    Type::new(TypeKind::RankedTensor {
+                        shape,
+                        elem: elem.clone(),
+                        encoding: encoding.clone(),
+                    })
+                };
+                let (full, reduced) = (expected(false), expected(true));
+                if small != full && small != reduced {
+                    let which = if gather { "result" } else { "source" };
+                    return Err(format!(
+                        "{which} type mismatch: expected {full} or its rank-reduced variant {reduced} (got: {small})"
+                    ));
+                }
+            }
         }
         "tensor.extract_slice" | "tensor.insert_slice" | "tensor.parallel_insert_slice" => {
             let Some(sizes) = static_list(d, "static_sizes") else {

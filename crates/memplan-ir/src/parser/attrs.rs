@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use super::{Delimiter, PResult, Parser, UnresolvedOperand};
 use crate::affine::{AffineExpr, AffineMap, IntegerSet};
 use crate::attrs::{Attribute, DenseArrayValues, Dict, Location, NamedAttr};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Span};
 use crate::ident::Ident;
 use crate::lexer::Tok;
 use crate::types::{FloatKind, Signedness, Type, TypeKind};
@@ -483,7 +483,7 @@ impl<'a> Parser<'a> {
                         let start = self.tok.span.start as usize;
                         self.bump();
                         self.parse_lsquare()?;
-                        self.parse_integer()?;
+                        let id = self.parse_integer()?;
                         if !self.at(Tok::RBracket) {
                             return Err(self.error_expected("']'"));
                         }
@@ -492,6 +492,30 @@ impl<'a> Parser<'a> {
                             return Err(self.error_expected("'<' after distinct[N]"));
                         }
                         let end = self.scan_balanced(lt)?;
+                        // The referenced attribute, when memplan can read it: an id used
+                        // again must name the same attribute (as MLIR's parser checks).
+                        self.reset(lt);
+                        self.bump();
+                        let inner = match self.parse_attribute() {
+                            Ok(a) if self.at(Tok::Greater) && self.tok.span.end as usize == end => {
+                                Some(a.to_string())
+                            }
+                            _ => None,
+                        };
+                        match self.distinct_defs.get(&id) {
+                            Some(Some(prev)) if inner.as_ref().is_some_and(|a| a != prev) => {
+                                return Err(Diagnostic::new(
+                                    Span::new(start, end),
+                                    format!(
+                                        "referenced attribute does not match previous definition: {prev}"
+                                    ),
+                                ));
+                            }
+                            Some(_) => {}
+                            None => {
+                                self.distinct_defs.insert(id, inner);
+                            }
+                        }
                         self.reset(end);
                         Ok(Attribute::Opaque(self.src[start..end].to_string()))
                     }

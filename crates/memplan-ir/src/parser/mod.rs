@@ -143,6 +143,10 @@ pub struct Parser<'a> {
     isolated_stack: Vec<bool>,
     depth: u32,
     loc_refs: Vec<(String, Span)>,
+    /// `distinct[N]<attr>` ids seen so far, with the attribute they were given (`None`
+    /// where memplan could not read it; printed, so that equal attributes compare equal):
+    /// a later `distinct[N]` must repeat the same one.
+    pub(crate) distinct_defs: HashMap<i64, Option<String>>,
 }
 
 /// Parses a whole file into a module (wrapping top-level ops in an implicit `builtin.module`).
@@ -189,6 +193,7 @@ impl<'a> Parser<'a> {
             isolated_stack: vec![true],
             depth: 0,
             loc_refs: Vec::new(),
+            distinct_defs: HashMap::new(),
         }
     }
 
