@@ -6,11 +6,6 @@
 
 mod common;
 
-use common::{memplan_verdict, mlir_verdict};
-use memplan_ir::*;
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 /// `None`: MLIR accepts the module; `Some(needle)`: MLIR rejects it and memplan's message
 /// must contain `needle`.
 const CASES: &[(&str, Option<&str>)] = &[
@@ -522,86 +517,12 @@ const ROUND_TRIPS: &[&str] = &[
     "gpu.module @m {\n  \"gpu.func\"() ({\n    gpu.return\n  }) {function_type = () -> (), sym_name = \"k\"} : () -> ()\n  gpu.func @g(%x: f16) {\n    %0 = gpu.subgroup_mma_constant_matrix %x : !gpu.mma_matrix<16x16xf16, \"COp\">\n    gpu.return\n  }\n}",
 ];
 
-fn print(src: &str, generic: bool) -> String {
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(src, &reg, ParseOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {src}", e.message));
-    verify(&m, &reg).unwrap_or_else(|e| panic!("{}: {src}", e.message));
-    print_module(
-        &m,
-        &reg,
-        PrintOptions {
-            generic,
-            ..PrintOptions::default()
-        },
-    )
-}
-
-/// `mlir-opt-22`'s generic, local-scope print of `src` (`None` without the tool or when it
-/// rejects the input).
-fn mlir_normalised(src: &str) -> Option<String> {
-    let mut child = Command::new("mlir-opt-22")
-        .args([
-            "--allow-unregistered-dialect",
-            "--mlir-print-op-generic",
-            "--mlir-print-local-scope",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 #[test]
 fn round_trips_read_back_the_same() {
-    for src in ROUND_TRIPS {
-        let g = print(src, true);
-        for form in [print(src, false), g.clone()] {
-            assert_eq!(
-                print(&form, true),
-                g,
-                "print does not read back the same:\n{form}"
-            );
-            if let Some(want) = mlir_normalised(src) {
-                assert_eq!(
-                    mlir_normalised(&form).as_deref(),
-                    Some(want.as_str()),
-                    "{form}"
-                );
-            }
-        }
-    }
+    common::assert_round_trips(ROUND_TRIPS);
 }
 
 #[test]
 fn memplan_agrees_with_mlir_22_on_each_case() {
-    let require = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
-    let mut oracle_used = false;
-    let mut bad = Vec::new();
-    for (src, want) in CASES {
-        match (memplan_verdict(src), want) {
-            (Ok(()), None) => {}
-            (Err(e), Some(needle)) if e.contains(needle) => {}
-            (Err(e), Some(needle)) => bad.push(format!("message {e:?} lacks {needle:?}:\n{src}")),
-            (Ok(()), Some(_)) => bad.push(format!("memplan accepts what MLIR rejects:\n{src}")),
-            (Err(e), None) => bad.push(format!("memplan rejects what MLIR accepts ({e}):\n{src}")),
-        }
-        if let Some(ok) = mlir_verdict(src) {
-            oracle_used = true;
-            if ok != want.is_none() {
-                bad.push(format!("mlir-opt-22 disagrees with the table:\n{src}"));
-            }
-        }
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
-    assert!(
-        oracle_used || !require,
-        "MEMPLAN_REQUIRE_MLIR=1 but mlir-opt-22 did not run"
-    );
+    common::assert_verdicts(CASES);
 }

@@ -55,3 +55,92 @@ pub fn mlir_verdict(src: &str) -> Option<bool> {
     child.stdin.take()?.write_all(src.as_bytes()).ok()?;
     Some(child.wait().ok()?.success())
 }
+
+/// Parses, verifies and prints `src` (generic or custom form); panics naming the input when
+/// memplan rejects it.
+pub fn print_checked(src: &str, generic: bool) -> String {
+    let reg = Registry::with_all_dialects();
+    let m = parse_module(src, &reg, ParseOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {src}", e.message));
+    verify(&m, &reg).unwrap_or_else(|e| panic!("{}: {src}", e.message));
+    print_module(
+        &m,
+        &reg,
+        PrintOptions {
+            generic,
+            ..PrintOptions::default()
+        },
+    )
+}
+
+/// `mlir-opt-22`'s generic, local-scope print of `src` (`None` without the tool or when it
+/// rejects the input).
+pub fn mlir_normalised(src: &str) -> Option<String> {
+    let mut child = Command::new("mlir-opt-22")
+        .args([
+            "--allow-unregistered-dialect",
+            "--mlir-print-op-generic",
+            "--mlir-print-local-scope",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
+    let out = child.wait_with_output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Every module in `srcs` prints (custom and generic form) so that both read back the same;
+/// with `mlir-opt-22` installed, both prints must also normalise to what it prints for the input.
+pub fn assert_round_trips(srcs: &[&str]) {
+    for src in srcs {
+        let g = print_checked(src, true);
+        for form in [print_checked(src, false), g.clone()] {
+            assert_eq!(
+                print_checked(&form, true),
+                g,
+                "print does not read back the same:\n{form}"
+            );
+            if let Some(want) = mlir_normalised(src) {
+                assert_eq!(
+                    mlir_normalised(&form).as_deref(),
+                    Some(want.as_str()),
+                    "{form}"
+                );
+            }
+        }
+    }
+}
+
+/// memplan's verdict on each case is the table's (`None`: accepted; `Some(fragment)`: rejected
+/// with a message containing it), and so is mlir-opt-22's where installed
+/// (`MEMPLAN_REQUIRE_MLIR=1`: it must be).
+pub fn assert_verdicts(cases: &[(&str, Option<&str>)]) {
+    let require = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
+    let mut oracle_used = false;
+    let mut bad = Vec::new();
+    for (src, want) in cases {
+        match (memplan_verdict(src), want) {
+            (Ok(()), None) => {}
+            (Err(e), Some(needle)) if e.contains(needle) => {}
+            (Err(e), Some(needle)) => bad.push(format!("message {e:?} lacks {needle:?}:\n{src}")),
+            (Ok(()), Some(_)) => bad.push(format!("memplan accepts what MLIR rejects:\n{src}")),
+            (Err(e), None) => bad.push(format!("memplan rejects what MLIR accepts ({e}):\n{src}")),
+        }
+        if let Some(ok) = mlir_verdict(src) {
+            oracle_used = true;
+            if ok != want.is_none() {
+                bad.push(format!("mlir-opt-22 disagrees with the table:\n{src}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+    assert!(
+        oracle_used || !require,
+        "MEMPLAN_REQUIRE_MLIR=1 but mlir-opt-22 did not run"
+    );
+}
