@@ -132,6 +132,10 @@ fn print_start(p: &mut Printer<'_>, op: OpId) -> bool {
     {
         return false;
     }
+    // the custom form reads the element count and strides back as `index`
+    if !ops[base - 1..].iter().all(|&v| m.value_type(v).is_index()) {
+        return false;
+    }
     let (src, dst, tag) = (ops[0], ops[1 + ns], ops[2 + ns + nd]);
     p.write(" ");
     p.print_operand(src);
@@ -149,12 +153,22 @@ fn print_start(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
+/// A C++-only op has no properties: MLIR rejects a generic `<{...}>` on it.
+fn no_properties(m: &Module, op: OpId) -> Result<(), String> {
+    if m.op(op).props.is_empty() {
+        Ok(())
+    } else {
+        Err("this operation does not support properties".into())
+    }
+}
+
 /// MLIR's `isValidAffineIndexOperand`.
 fn valid_index(m: &Module, scope: Option<OpId>, v: ValueId) -> bool {
     is_valid_dim(m, v, scope) || is_valid_symbol(m, v, scope, 0)
 }
 
 fn verify_start(m: &Module, op: OpId) -> Result<(), String> {
+    no_properties(m, op)?;
     if !m.results(op).is_empty() {
         return Err("requires zero results".into());
     }
@@ -222,6 +236,7 @@ fn print_wait(p: &mut Printer<'_>, op: OpId) -> bool {
     if ops.len() != n + 2
         || !m.results(op).is_empty()
         || !only_attrs(m, op, &["tag_map"])
+        || !m.value_type(ops[1 + n]).is_index()
         || verify_wait(m, op).is_err()
     {
         return false;
@@ -237,6 +252,7 @@ fn print_wait(p: &mut Printer<'_>, op: OpId) -> bool {
 }
 
 fn verify_wait(m: &Module, op: OpId) -> Result<(), String> {
+    no_properties(m, op)?;
     if !m.results(op).is_empty() {
         return Err("requires zero results".into());
     }

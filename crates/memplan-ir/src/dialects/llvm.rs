@@ -976,15 +976,14 @@ fn parse_call_intrinsic(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<
         Ok(())
     })?;
     let mut outs = Vec::new();
-    if p.consume_if(Tok::Arrow) {
-        if p.at(Tok::LParen) {
-            p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
-                outs.push(parse_type_and_attrs(p)?);
-                Ok(())
-            })?;
-        } else {
-            outs.push((p.parse_type()?, Attribute::Dict(Dict::new())));
-        }
+    p.parse_arrow()?;
+    if p.at(Tok::LParen) {
+        p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+            outs.push(parse_type_and_attrs(p)?);
+            Ok(())
+        })?;
+    } else {
+        outs.push((p.parse_type()?, Attribute::Dict(Dict::new())));
     }
     if outs.len() > 1 {
         return Err(crate::diag::Diagnostic::new(
