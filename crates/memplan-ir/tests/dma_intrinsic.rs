@@ -1,6 +1,7 @@
 //! Issue 10, the last valid-syntax gaps: `affine.dma_start` / `affine.dma_wait` (C++-only ops,
 //! custom and generic form, MLIR 22's verifier rules) and `llvm.call_intrinsic`'s custom form
-//! (operand bundles, fastmath flags, argument/result attributes). Each case is a module of our
+//! (operand bundles, fastmath flags, argument/result attributes) and `llvm.inline_asm`'s
+//! `tail_call_kind = <tail>`. Each case is a module of our
 //! own with MLIR 22's verdict; with `mlir-opt-22` installed the verdicts are checked against it
 //! (required with MEMPLAN_REQUIRE_MLIR=1), and each round trip's prints must normalise to what
 //! mlir-opt-22 prints for the input.
@@ -47,6 +48,9 @@ const CASES: &[(&str, &str, Option<&str>)] = &[
     (LLVM_HEAD, "  %0 = llvm.call_intrinsic \"llvm.fabs\"(%b, %b) : (f32) -> f32", Some("number of operands and types do not match")),
     (LLVM_HEAD, "  %0:2 = llvm.call_intrinsic \"llvm.fabs\"(%b) : (f32) -> (f32, f32)", Some("expected function with 0 or 1 result")),
     (LLVM_HEAD, "  %0 = llvm.call_intrinsic \"llvm.fabs\"(%b) : (f32) -> !llvm.void", Some("expected a non-void result type")),
+    // ---- llvm.inline_asm's tail call kind (a constraint on #llvm.tailcallkind: written stripped) ----
+    (LLVM_HEAD, "  %0 = llvm.inline_asm tail_call_kind = <tail> \"nop\", \"=r\" : () -> i32\n  %1 = llvm.inline_asm has_side_effects tail_call_kind = <notail> asm_dialect = intel \"nop\", \"=r,r\" %a : (i32) -> i32", None),
+    (LLVM_HEAD, "  %0 = llvm.inline_asm tail_call_kind = <musttail> \"nop\", \"=r\" : () -> i32", Some("tail call kind 'musttail' is not supported")),
 ];
 
 fn module(head: &str, body: &str) -> String {
