@@ -379,6 +379,16 @@ class Reader:
             fmt = (base.get("assemblyFormat") or "").strip()
             style = "lt" if fmt.startswith("`<`") or base.get("hasCustomAssemblyFormat") in (1, "1") else "other"
             return req, f"strip:#{dia}.{base['mnemonic']}:{style}"
+        if "DialectAttr" in bsc and not base.get("mnemonic"):
+            # a constraint on one attribute class (LLVM's TailCallKind on TailCallKindAttr):
+            # formats print only that class's parameters, as for the class itself
+            st = (base.get("storageType") or "").split("::")[-1]
+            for an in self.r.get("!instanceof", {}).get("AttrDef", []):
+                ad = self.r[an]
+                fmt = (ad.get("assemblyFormat") or "").strip()
+                if ad.get("cppClassName") == st and ad.get("mnemonic") and fmt.startswith("`<`"):
+                    dia = self.r[defname(ad["dialect"])]["name"]
+                    return req, f"strip:#{dia}.{ad['mnemonic']}:lt"
         vt = defname(base.get("valueType"))
         if vt and vt != "NoneType" and ("TypedAttrBase" in bsc or "FloatAttrBase" in bsc):
             call = self.r[vt].get("builderCall") or ""

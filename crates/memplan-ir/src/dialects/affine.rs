@@ -156,7 +156,7 @@ fn parse_map_attr(p: &mut Parser<'_>) -> PResult<AffineMap> {
     }
 }
 
-fn map_prop(m: &Module, op: OpId, name: &str) -> Option<AffineMap> {
+pub(super) fn map_prop(m: &Module, op: OpId, name: &str) -> Option<AffineMap> {
     match prop(m, op, name) {
         Some(Attribute::AffineMap(a)) => Some(a.clone()),
         _ => None,
@@ -164,7 +164,7 @@ fn map_prop(m: &Module, op: OpId, name: &str) -> Option<AffineMap> {
 }
 
 /// The op that opens the affine scope `op` lives in, if any.
-fn affine_scope(m: &Module, op: OpId) -> Option<OpId> {
+pub(super) fn affine_scope(m: &Module, op: OpId) -> Option<OpId> {
     let mut cur = m.parent_op(op);
     while let Some(o) = cur {
         if AFFINE_SCOPES.contains(&m.op(o).name.as_str()) {
@@ -216,7 +216,7 @@ fn is_pure(name: &str) -> bool {
         || matches!(name, "affine.apply" | "affine.min" | "affine.max")
 }
 
-fn is_valid_symbol(m: &Module, v: ValueId, scope: Option<OpId>, depth: u32) -> bool {
+pub(super) fn is_valid_symbol(m: &Module, v: ValueId, scope: Option<OpId>, depth: u32) -> bool {
     if !m.value_type(v).is_index() || depth > 64 {
         return false;
     }
@@ -299,7 +299,7 @@ fn dim_is_valid_symbol(m: &Module, dim: OpId, scope: Option<OpId>, depth: u32) -
     }
 }
 
-fn is_valid_dim(m: &Module, v: ValueId, scope: Option<OpId>) -> bool {
+pub(super) fn is_valid_dim(m: &Module, v: ValueId, scope: Option<OpId>) -> bool {
     if !m.value_type(v).is_index() {
         return false;
     }
@@ -747,7 +747,7 @@ fn parse_load(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     Ok(())
 }
 
-fn print_subscripts(p: &mut Printer<'_>, map: &AffineMap, ops: &[ValueId]) -> bool {
+pub(super) fn print_subscripts(p: &mut Printer<'_>, map: &AffineMap, ops: &[ValueId]) -> bool {
     if (map.num_dims + map.num_symbols) as usize != ops.len() {
         return false;
     }

@@ -214,6 +214,11 @@ pub fn register(r: &mut Registry) {
         ..OpDef::new("llvm.call")
     });
     r.register(OpDef {
+        parse: Some(parse_call_intrinsic),
+        inherent: &["intrin", "op_bundle_sizes", "op_bundle_tags"],
+        ..OpDef::new("llvm.call_intrinsic")
+    });
+    r.register(OpDef {
         parse: Some(parse_br),
         traits: traits::TERMINATOR,
         ..OpDef::new("llvm.br")
@@ -893,6 +898,142 @@ fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     );
     st.props.set("op_bundle_sizes", Attribute::i32_array(&[]));
     st.result_types = outs;
+    Ok(())
+}
+
+/// One `type {attrs}?` of a call signature; the dictionary is empty when absent.
+fn parse_type_and_attrs(p: &mut Parser<'_>) -> PResult<(Type, Attribute)> {
+    let t = p.parse_type()?;
+    let mut d = Dict::new();
+    p.parse_optional_attr_dict(&mut d)?;
+    Ok((t, Attribute::Dict(d)))
+}
+
+/// The `arg_attrs` / `res_attrs` array of a signature: set only when some entry is
+/// non-empty, as MLIR's `call_interface_impl` does.
+fn set_attr_array(st: &mut OperationState, name: &'static str, dicts: Vec<Attribute>) {
+    if dicts
+        .iter()
+        .any(|d| matches!(d, Attribute::Dict(d) if !d.is_empty()))
+    {
+        st.props.set(name, Attribute::Array(dicts));
+    }
+}
+
+/// `llvm.call_intrinsic "llvm.name"(args) ["tag"(%x, %y : t1, t2), ...]? attr-dict :
+/// (arg-type {attrs}?, ...) -> (result-type {attrs}?)`, as MLIR's CallIntrinsicOp::parse
+/// (LLVMDialect.cpp): at most one result, no `!llvm.void` result, one type per argument,
+/// and each bundle `"tag"(operands : types)` with as many types as operands.
+fn parse_call_intrinsic(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    let intrin = p.parse_string()?;
+    let mut args = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+        args.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    let mut bundles: Vec<(Vec<_>, Vec<Type>)> = Vec::new();
+    let mut tags = Vec::new();
+    if p.consume_if(Tok::LBracket) && !p.consume_if(Tok::RBracket) {
+        loop {
+            let at = p.current_span();
+            let tag = p
+                .parse_string()
+                .map_err(|_| crate::diag::Diagnostic::new(at, "expect operand bundle tag"))?;
+            p.parse_lparen()?;
+            let (mut ops, mut tys) = (Vec::new(), Vec::new());
+            if !p.consume_if(Tok::RParen) {
+                ops = p.parse_operand_list()?;
+                p.parse_colon()?;
+                tys = p.parse_type_list()?;
+                p.parse_rparen()?;
+            }
+            if ops.len() != tys.len() {
+                return Err(crate::diag::Diagnostic::new(
+                    at,
+                    format!(
+                        "expected {} types for operand bundle operands for operand bundle #{}, but actually got {}",
+                        ops.len(),
+                        tags.len(),
+                        tys.len()
+                    ),
+                ));
+            }
+            tags.push(Attribute::string(&tag));
+            bundles.push((ops, tys));
+            if !p.consume_if(Tok::Comma) {
+                break;
+            }
+        }
+        p.parse_rsquare()?;
+    }
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    move_to_props(st, &["fastmathFlags"]);
+    p.parse_colon()?;
+    let types_at = p.current_span();
+    let mut ins = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+        ins.push(parse_type_and_attrs(p)?);
+        Ok(())
+    })?;
+    let mut outs = Vec::new();
+    p.parse_arrow()?;
+    if p.at(Tok::LParen) {
+        p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+            outs.push(parse_type_and_attrs(p)?);
+            Ok(())
+        })?;
+    } else {
+        outs.push((p.parse_type()?, Attribute::Dict(Dict::new())));
+    }
+    if outs.len() > 1 {
+        return Err(crate::diag::Diagnostic::new(
+            types_at,
+            "expected function with 0 or 1 result",
+        ));
+    }
+    if outs
+        .first()
+        .is_some_and(|(t, _)| matches!(t.kind(), TypeKind::Opaque(s) if s.trim() == "!llvm.void"))
+    {
+        return Err(crate::diag::Diagnostic::new(
+            types_at,
+            "expected a non-void result type",
+        ));
+    }
+    if ins.len() != args.len() {
+        return Err(crate::diag::Diagnostic::new(
+            types_at,
+            format!(
+                "number of operands and types do not match: got {} operands and {} types",
+                args.len(),
+                ins.len()
+            ),
+        ));
+    }
+    for (u, (t, _)) in args.iter().zip(&ins) {
+        st.operands.push(p.resolve_operand(u, t)?);
+    }
+    let mut sizes = Vec::new();
+    for (ops, tys) in &bundles {
+        for (u, t) in ops.iter().zip(tys) {
+            st.operands.push(p.resolve_operand(u, t)?);
+        }
+        sizes.push(ops.len() as i64);
+    }
+    set_attr_array(st, "arg_attrs", ins.into_iter().map(|(_, a)| a).collect());
+    st.props.set("intrin", Attribute::string(&intrin));
+    st.props
+        .set("op_bundle_sizes", Attribute::i32_array(&sizes));
+    if !tags.is_empty() {
+        st.props.set("op_bundle_tags", Attribute::Array(tags));
+    }
+    st.props.set(
+        "operandSegmentSizes",
+        Attribute::i32_array(&[args.len() as i64, sizes.iter().sum()]),
+    );
+    let (res, res_attrs): (Vec<_>, Vec<_>) = outs.into_iter().unzip();
+    set_attr_array(st, "res_attrs", res_attrs);
+    st.result_types = res;
     Ok(())
 }
 

@@ -1110,6 +1110,8 @@ fn verify_dim(m: &Module, op: OpId) -> Result<(), String> {
 /// (MLIR asks `isMemoryEffectFree`; memplan has no effect interface, so it lists the
 /// common offenders and lets everything else through).
 const SIDE_EFFECT_OPS: &[&str] = &[
+    "affine.dma_start",
+    "affine.dma_wait",
     "affine.load",
     "affine.store",
     "func.call",

@@ -6,6 +6,7 @@
 //! function and call it from [`register_all`].
 
 pub mod affine;
+pub mod affine_dma;
 pub mod arith;
 pub mod async_ops;
 pub mod bufferization;
@@ -38,6 +39,7 @@ pub fn register_all(r: &mut Registry) {
     scf::register(r);
     cf::register(r);
     affine::register(r);
+    affine_dma::register(r);
     bufferization::register(r);
     math::register(r);
     linalg::register(r);
