@@ -9,9 +9,6 @@
 mod common;
 
 use common::{memplan_verdict, mlir_verdict};
-use memplan_ir::*;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 const DMA_HEAD: &str = "func.func @f(%A: memref<10x10xf32>, %B: memref<10x10xf32, 2>, %T: memref<1xi32>, %n: index, %x: i32, %F: f32) {\n";
 const LLVM_HEAD: &str = "llvm.func @f(%a: i32, %b: f32, %p: !llvm.ptr, %t: i1) {\n";
@@ -62,38 +59,6 @@ fn module(head: &str, body: &str) -> String {
     format!("{head}{body}\n  {ret}\n}}\n")
 }
 
-fn print(src: &str, generic: bool) -> String {
-    let reg = Registry::with_all_dialects();
-    let m = parse_module(src, &reg, ParseOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {src}", e.message));
-    verify(&m, &reg).unwrap_or_else(|e| panic!("{}: {src}", e.message));
-    print_module(
-        &m,
-        &reg,
-        PrintOptions {
-            generic,
-            ..PrintOptions::default()
-        },
-    )
-}
-
-/// `mlir-opt-22`'s generic, local-scope print of `src` (`None` without the tool or when it
-/// rejects the input).
-fn mlir_normalised(src: &str) -> Option<String> {
-    let mut child = Command::new("mlir-opt-22")
-        .args(["--mlir-print-op-generic", "--mlir-print-local-scope"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 #[test]
 fn memplan_agrees_with_mlir_22_on_each_case() {
     let require = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
@@ -131,16 +96,16 @@ fn accepted_cases_round_trip() {
             continue;
         }
         let src = module(head, body);
-        let g = print(&src, true);
-        for form in [print(&src, false), g.clone()] {
+        let g = common::print_checked(&src, true);
+        for form in [common::print_checked(&src, false), g.clone()] {
             assert_eq!(
-                print(&form, true),
+                common::print_checked(&form, true),
                 g,
                 "print does not read back the same:\n{form}"
             );
-            if let Some(want) = mlir_normalised(&src) {
+            if let Some(want) = common::mlir_normalised(&src) {
                 assert_eq!(
-                    mlir_normalised(&form).as_deref(),
+                    common::mlir_normalised(&form).as_deref(),
                     Some(want.as_str()),
                     "{form}"
                 );
@@ -157,7 +122,7 @@ fn dma_custom_print_only_when_exact() {
         DMA_HEAD,
         "  affine.dma_start %A[0, symbol(%n)], %B[0, 0], %T[0], %n, %n, %n : memref<10x10xf32>, memref<10x10xf32, 2>, memref<1xi32>\n  affine.dma_wait %T[0], %n : memref<1xi32>\n  \"affine.dma_wait\"(%T, %n) {tag_map = affine_map<() -> (0)>, foo} : (memref<1xi32>, index) -> ()",
     );
-    let out = print(&src, false);
+    let out = common::print_checked(&src, false);
     assert!(out.contains("affine.dma_start %A[0, symbol(%n)], %B[0, 0], %T[0], %n, %n, %n : memref<10x10xf32>, memref<10x10xf32, 2>, memref<1xi32>"), "{out}");
     assert!(
         out.contains("affine.dma_wait %T[0], %n : memref<1xi32>"),

@@ -7,8 +7,6 @@
 //! and, when rejected, the same message fragment (skipped without the tool unless
 //! `MEMPLAN_REQUIRE_MLIR=1`).
 
-use std::process::Command;
-
 mod common;
 
 use common::memplan_verdict;
@@ -189,39 +187,5 @@ fn memplan_accepts_and_rejects_like_mlir() {
 /// The same cases through mlir-opt-22: the expected verdicts are MLIR's.
 #[test]
 fn mlir_opt_agrees_with_the_cases() {
-    let required = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
-    if Command::new("mlir-opt-22")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        assert!(
-            !required,
-            "mlir-opt-22 is missing but MEMPLAN_REQUIRE_MLIR=1"
-        );
-        eprintln!("mlir-opt-22 not installed: skipped");
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("memplan-llvm-rules-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let mut bad = Vec::new();
-    for (i, (src, want)) in CASES.iter().enumerate() {
-        let f = dir.join(format!("case{i}.mlir"));
-        std::fs::write(&f, src).expect("write");
-        let out = Command::new("mlir-opt-22")
-            .arg("--allow-unregistered-dialect")
-            .arg(&f)
-            .output()
-            .expect("mlir-opt-22 runs");
-        let err = String::from_utf8_lossy(&out.stderr);
-        let ok = match want {
-            None => out.status.success(),
-            Some(frag) => !out.status.success() && err.contains(frag),
-        };
-        if !ok {
-            bad.push(format!("case {i} (want {want:?}):\n{src}\n{err}"));
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(bad.is_empty(), "{}", bad.join("\n----\n"));
+    common::assert_mlir_agrees(CASES, "llvm-rules");
 }

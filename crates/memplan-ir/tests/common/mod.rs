@@ -144,3 +144,43 @@ pub fn assert_verdicts(cases: &[(&str, Option<&str>)]) {
         "MEMPLAN_REQUIRE_MLIR=1 but mlir-opt-22 did not run"
     );
 }
+
+/// The cases through mlir-opt-22 (a file each): `None` must be accepted, `Some(fragment)` rejected
+/// with a message containing it. Skips without the tool unless `MEMPLAN_REQUIRE_MLIR=1`.
+pub fn assert_mlir_agrees(cases: &[(&str, Option<&str>)], tag: &str) {
+    let required = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
+    if Command::new("mlir-opt-22")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            !required,
+            "mlir-opt-22 is missing but MEMPLAN_REQUIRE_MLIR=1"
+        );
+        eprintln!("mlir-opt-22 not installed: skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("memplan-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut bad = Vec::new();
+    for (i, (src, want)) in cases.iter().enumerate() {
+        let f = dir.join(format!("case{i}.mlir"));
+        std::fs::write(&f, src).expect("write");
+        let out = Command::new("mlir-opt-22")
+            .arg("--allow-unregistered-dialect")
+            .arg(&f)
+            .output()
+            .expect("mlir-opt-22 runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let ok = match want {
+            None => out.status.success(),
+            Some(frag) => !out.status.success() && err.contains(frag),
+        };
+        if !ok {
+            bad.push(format!("case {i} (want {want:?}):\n{src}\n{err}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(bad.is_empty(), "{}", bad.join("\n----\n"));
+}
