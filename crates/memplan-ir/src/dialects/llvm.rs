@@ -1219,13 +1219,9 @@ fn parse_switch(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     Ok(())
 }
 
-/// `llvm.mlir.global [linkage] [visibility] [thread_local] [unnamed_addr] [constant] @name(
-/// [value]) [attrs] [: type] [initializer region]`.
-fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
-    if let Some(l) = p.parse_optional_keyword_of(&crate::ods::LINKAGES) {
-        st.props
-            .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
-    }
+/// The optional `[visibility] [thread_local] [unnamed_addr]` keywords shared by
+/// `llvm.mlir.global` and `llvm.mlir.alias`, stored as their properties.
+fn parse_global_flags(p: &mut Parser<'_>, st: &mut OperationState) {
     if let Some(v) = p.parse_optional_keyword_of(&["default", "hidden", "protected"]) {
         let n = match v {
             "hidden" => 1,
@@ -1243,6 +1239,16 @@ fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         st.props
             .set("unnamed_addr", Attribute::int(n, Type::int(64)));
     }
+}
+
+/// `llvm.mlir.global [linkage] [visibility] [thread_local] [unnamed_addr] [constant] @name(
+/// [value]) [attrs] [: type] [initializer region]`.
+fn parse_global(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if let Some(l) = p.parse_optional_keyword_of(&crate::ods::LINKAGES) {
+        st.props
+            .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
+    }
+    parse_global_flags(p, st);
     if p.parse_optional_keyword("constant") {
         st.props.set("constant", Attribute::Unit);
     }
@@ -1307,23 +1313,7 @@ fn parse_alias(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         .unwrap_or("external");
     st.props
         .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
-    if let Some(v) = p.parse_optional_keyword_of(&["default", "hidden", "protected"]) {
-        let n = match v {
-            "hidden" => 1,
-            "protected" => 2,
-            _ => 0,
-        };
-        st.props
-            .set("visibility_", Attribute::int(n, Type::int(64)));
-    }
-    if p.parse_optional_keyword("thread_local") {
-        st.props.set("thread_local_", Attribute::Unit);
-    }
-    if let Some(u) = p.parse_optional_keyword_of(&["unnamed_addr", "local_unnamed_addr"]) {
-        let n = if u == "unnamed_addr" { 2 } else { 1 };
-        st.props
-            .set("unnamed_addr", Attribute::int(n, Type::int(64)));
-    }
+    parse_global_flags(p, st);
     let name = p.parse_symbol_name()?;
     st.props.set("sym_name", Attribute::string(&name));
     p.parse_optional_attr_dict(&mut st.attrs)?;
