@@ -823,6 +823,50 @@ fn parse_store(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     Ok(())
 }
 
+/// What [`parse_call_signature`] reads: the callee pointer's type (indirect calls), the
+/// argument and result types, and where the function type starts.
+type CallSignature = (Option<Type>, Vec<Type>, Vec<Type>, crate::diag::Span);
+
+/// `vararg(!llvm.func<...>)` of `llvm.call` / `llvm.invoke`, if written.
+fn parse_vararg(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    if p.peek_keyword("vararg") {
+        p.parse_keyword("vararg")?;
+        p.parse_lparen()?;
+        let t = p.parse_type()?;
+        p.parse_rparen()?;
+        st.props.set("var_callee_type", Attribute::Type(t));
+    }
+    Ok(())
+}
+
+/// The tail shared by `llvm.call` and `llvm.invoke`: `{attrs} : [ptr-type ,] (ins) -> outs`
+/// (the pointer type only for an indirect call); at most one result. Also returns where the
+/// function type starts, for later diagnostics.
+fn parse_call_signature(
+    p: &mut Parser<'_>,
+    st: &mut OperationState,
+    indirect: bool,
+) -> PResult<CallSignature> {
+    p.parse_optional_attr_dict(&mut st.attrs)?;
+    p.parse_colon()?;
+    let ptr_ty = if indirect {
+        let t = p.parse_type()?;
+        p.parse_comma()?;
+        Some(t)
+    } else {
+        None
+    };
+    let types_at = p.current_span();
+    let (ins, outs) = p.parse_function_type()?;
+    if outs.len() > 1 {
+        return Err(crate::diag::Diagnostic::new(
+            types_at,
+            "expected function with 0 or 1 result",
+        ));
+    }
+    Ok((ptr_ty, ins, outs, types_at))
+}
+
 /// `llvm.call cconv? tailcallkind? (@callee | %ptr) (args) (vararg(T))? {attrs} :
 /// (ptr-type ,)? (ins) -> outs`, as MLIR's CallOp::parse.
 fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
@@ -849,30 +893,8 @@ fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         args.push(p.parse_operand()?);
         Ok(())
     })?;
-    if p.peek_keyword("vararg") {
-        p.parse_keyword("vararg")?;
-        p.parse_lparen()?;
-        let t = p.parse_type()?;
-        p.parse_rparen()?;
-        st.props.set("var_callee_type", Attribute::Type(t));
-    }
-    p.parse_optional_attr_dict(&mut st.attrs)?;
-    p.parse_colon()?;
-    let ptr_ty = if callee_ptr.is_some() {
-        let t = p.parse_type()?;
-        p.parse_comma()?;
-        Some(t)
-    } else {
-        None
-    };
-    let types_at = p.current_span();
-    let (ins, outs) = p.parse_function_type()?;
-    if outs.len() > 1 {
-        return Err(crate::diag::Diagnostic::new(
-            types_at,
-            "expected function with 0 or 1 result",
-        ));
-    }
+    parse_vararg(p, st)?;
+    let (ptr_ty, ins, outs, types_at) = parse_call_signature(p, st, callee_ptr.is_some())?;
     if outs.len() == 1 && matches!(outs[0].kind(), TypeKind::Opaque(s) if s.trim() == "!llvm.void")
     {
         return Err(crate::diag::Diagnostic::new(
@@ -1061,33 +1083,11 @@ fn parse_invoke(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let (normal, normal_vals) = p.parse_successor_and_use_list()?;
     p.parse_keyword("unwind")?;
     let (unwind, unwind_vals) = p.parse_successor_and_use_list()?;
-    if p.peek_keyword("vararg") {
-        p.parse_keyword("vararg")?;
-        p.parse_lparen()?;
-        let t = p.parse_type()?;
-        p.parse_rparen()?;
-        st.props.set("var_callee_type", Attribute::Type(t));
-    }
+    parse_vararg(p, st)?;
     if p.at(Tok::LBracket) {
         return Err(p.error_here("memplan does not read operand bundles of 'llvm.invoke'"));
     }
-    p.parse_optional_attr_dict(&mut st.attrs)?;
-    p.parse_colon()?;
-    let ptr_ty = if callee_ptr.is_some() {
-        let t = p.parse_type()?;
-        p.parse_comma()?;
-        Some(t)
-    } else {
-        None
-    };
-    let types_at = p.current_span();
-    let (ins, outs) = p.parse_function_type()?;
-    if outs.len() > 1 {
-        return Err(crate::diag::Diagnostic::new(
-            types_at,
-            "expected function with 0 or 1 result",
-        ));
-    }
+    let (ptr_ty, ins, outs, _) = parse_call_signature(p, st, callee_ptr.is_some())?;
     if ins.len() != args.len() {
         return Err(p.error_here("operand count does not match the invoke's type"));
     }
