@@ -37,6 +37,8 @@ const MAX_RIP: usize = 256;
 /// Buffers in the first time-window neighbourhood of a target (doubled every
 /// second failure).
 const WINDOW_RIP: usize = 16;
+/// Buffers taken from an offender's column by section-pair rip-up (up to twice this).
+const SECTION_RIP: usize = 12;
 /// Decision-search nodes per sub-problem and order.
 const SUB_NODES: u64 = 20_000;
 /// Failed rounds on one target before it is given up.
@@ -213,6 +215,142 @@ pub(crate) fn improve(
     // `cur` never gets worse than its peak at the last target change; the last
     // completed target is its current peak.
     cur
+}
+
+/// Section-pair rip-up: from the valid plan `start`, aims one size quantum
+/// below the best peak and re-places, with every other buffer fixed, the
+/// movable buffers live at one of two ticks: a tick of an offender's lifetime
+/// (its busiest, or a random one) and a tick of a buffer co-live there, the
+/// heaviest of three drawn (two overlapping heavy time columns). Re-placement as
+/// in [`improve`]: lowest-fit orders, then the decision search. Returns the
+/// best plan and its improvements as `(nodes, peak)`.
+pub(crate) fn section_pairs(
+    problem: &Problem,
+    start: Vec<u64>,
+    lb: u64,
+    seed: u64,
+    deadline: Option<Instant>,
+    node_limit: u64,
+    nodes: &mut u64,
+) -> (Vec<u64>, Vec<(u64, u64)>) {
+    let n = problem.buffers.len();
+    let bufs = &problem.buffers;
+    let mut cur = start;
+    let mut improvements = Vec::new();
+    let fixed_top = bufs
+        .iter()
+        .filter_map(|b| b.fixed_offset.map(|o| o.saturating_add(b.size)))
+        .max()
+        .unwrap_or(0);
+    let lb = lb.max(fixed_top);
+    let movable: Vec<usize> = (0..n).filter(|&b| bufs[b].fixed_offset.is_none()).collect();
+    let quantum = movable
+        .iter()
+        .fold(0u64, |g, &b| gcd(gcd(g, bufs[b].size), bufs[b].align))
+        .max(1);
+    let profile = LoadProfile::new(problem);
+    let mut rng = Lcg(seed ^ 0x9E37_79B9_7F4A_7C15);
+    let live_at = |t: u64| -> Vec<usize> {
+        movable
+            .iter()
+            .copied()
+            .filter(|&b| bufs[b].live.iter().any(|iv| iv.start <= t && t < iv.end))
+            .collect()
+    };
+    // A random section tick in [s, e).
+    let tick_in = |rng: &mut Lcg, s: u64, e: u64| -> u64 {
+        let i = profile.ticks.partition_point(|&t| t <= s).saturating_sub(1);
+        let j = profile.ticks.partition_point(|&t| t < e);
+        let k = i + rng.below(j.saturating_sub(i).max(1));
+        profile.ticks.get(k).copied().unwrap_or(s).max(s)
+    };
+    let load_at = |t: u64| -> u64 {
+        let i = profile.ticks.partition_point(|&u| u <= t).saturating_sub(1);
+        profile.load.get(i).copied().unwrap_or(0)
+    };
+    let mut cur_peak = peak(problem, &cur);
+    let mut round = 0u64;
+    while cur_peak > lb {
+        if *nodes >= node_limit || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        *nodes += 1 + n as u64 / 64;
+        round += 1;
+        let target = cur_peak.saturating_sub(quantum).max(lb);
+        let offenders: Vec<usize> = movable
+            .iter()
+            .copied()
+            .filter(|&b| top(problem, &cur, b) > target)
+            .collect();
+        if offenders.is_empty() {
+            cur_peak = peak(problem, &cur);
+            improvements.push((*nodes, cur_peak));
+            continue;
+        }
+        let o = offenders[rng.below(offenders.len())];
+        let ob = &bufs[o];
+        let t1 = if round % 2 == 0 {
+            profile.busiest(ob.start(), ob.end())
+        } else {
+            tick_in(&mut rng, ob.start(), ob.end())
+        };
+        let col = live_at(t1);
+        let mut t2 = t1;
+        let mut best_load = 0;
+        for _ in 0..3 {
+            let q = &bufs[col[rng.below(col.len())]];
+            let t = tick_in(&mut rng, q.start(), q.end());
+            if t != t1 && load_at(t) > best_load {
+                best_load = load_at(t);
+                t2 = t;
+            }
+        }
+        // From each column, a run of consecutive buffers in offset order: the
+        // top of the column every other round, else a random run.
+        let k = SECTION_RIP + rng.below(SECTION_RIP);
+        let mut rip = vec![o];
+        for (c, column) in [col, if t2 != t1 { live_at(t2) } else { Vec::new() }]
+            .into_iter()
+            .enumerate()
+        {
+            let mut column = column;
+            column.sort_unstable_by_key(|&b| (cur[b], b));
+            let take = if c == 0 { k } else { k / 2 };
+            let lo = if rng.below(2) == 0 {
+                column.len().saturating_sub(take)
+            } else {
+                rng.below(column.len().saturating_sub(take) + 1)
+            };
+            rip.extend(column.iter().skip(lo).take(take));
+        }
+        rip.sort_unstable();
+        rip.dedup();
+        rip.truncate(MAX_RIP);
+        let res = replace(problem, &cur, &rip, target, &mut rng, nodes, deadline);
+        if std::env::var_os("MEMPLAN_DEBUG_RIP").is_some() {
+            eprintln!(
+                "round {round} target {target} offenders {} o {o} t1 {t1} t2 {t2} rip {} ok {} nodes {}",
+                offenders.len(),
+                rip.len(),
+                res.is_some(),
+                *nodes
+            );
+        }
+        if let Some(new_offs) = res {
+            for (k, &b) in rip.iter().enumerate() {
+                cur[b] = new_offs[k];
+            }
+        }
+    }
+    (cur, improvements)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// The band neighbourhood of offender `o`: `o`, the offenders co-live with it,
