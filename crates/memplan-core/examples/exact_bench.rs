@@ -58,10 +58,6 @@ fn main() {
     let mut dbound: Option<u64> = None;
     let mut deep: Option<f64> = None;
     let mut dopts = memplan_core::algo::exact::DeepOptions::default();
-    let mut osearch: Option<f64> = None;
-    let mut oopts = memplan_core::algo::exact::OrderSearchOptions::default();
-    let mut start_nodes = 0u64;
-    let mut section = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -94,27 +90,6 @@ fn main() {
                 i += 1;
             }
             "--domains" => dopts.domains = true,
-            "--section-rip" => section = true,
-            "--order-search" => {
-                osearch = args[i + 1].parse().ok();
-                i += 1;
-            }
-            "--seed" => {
-                oopts.seed = args[i + 1].parse().unwrap_or(1);
-                i += 1;
-            }
-            "--history" => {
-                oopts.history = args[i + 1].parse().unwrap_or(oopts.history);
-                i += 1;
-            }
-            "--nodes" => {
-                oopts.node_limit = args[i + 1].parse().unwrap_or(oopts.node_limit);
-                i += 1;
-            }
-            "--start-nodes" => {
-                start_nodes = args[i + 1].parse().unwrap_or(0);
-                i += 1;
-            }
             "--runs" => {
                 runs = args[i + 1].parse().unwrap_or(1);
                 i += 1;
@@ -178,61 +153,6 @@ fn main() {
                     t.elapsed().as_secs_f64()
                 );
             }
-            continue;
-        }
-        if let Some(secs) = osearch {
-            let t = Instant::now();
-            let mut so = if start_nodes > 0 {
-                let mut o = Options::with_algorithm(Algorithm::Exact);
-                o.node_limit = Some(start_nodes);
-                o
-            } else {
-                Options::with_algorithm(Algorithm::Portfolio)
-            };
-            so.time_limit = Some(Duration::from_secs(600));
-            let Ok(s) = plan(&p, &so) else {
-                println!("{f}: no start plan");
-                continue;
-            };
-            let t1 = t.elapsed().as_secs_f64();
-            let mut o = oopts.clone();
-            o.deadline = Some(Instant::now() + Duration::from_secs_f64(secs));
-            let (offs, st) = if section {
-                let (offs, imp, nodes) = memplan_core::algo::exact::section_rip(
-                    &p,
-                    s.offsets.clone(),
-                    o.seed,
-                    o.deadline,
-                    o.node_limit,
-                );
-                let st = memplan_core::algo::exact::OrderSearchStats {
-                    nodes,
-                    iterations: 0,
-                    improvements: imp,
-                };
-                (offs, st)
-            } else {
-                memplan_core::algo::exact::order_search(&p, &s.offsets, &o)
-            };
-            let pk = p
-                .buffers
-                .iter()
-                .zip(&offs)
-                .map(|(b, &o)| o + b.size)
-                .max()
-                .unwrap_or(0);
-            let ok = check_offsets(&p, &offs).is_ok();
-            println!(
-                "{f}: start {} ({t1:.2} s), order search seed {} history {}: peak {pk}{}, {} placements, {} orders, {:.2} s; improvements {:?}",
-                s.peak(),
-                o.seed,
-                o.history,
-                if ok { "" } else { " CHECK FAILED" },
-                st.nodes,
-                st.iterations,
-                t.elapsed().as_secs_f64() - t1,
-                st.improvements
-            );
             continue;
         }
         let mut opts = Options::with_algorithm(Algorithm::Exact);

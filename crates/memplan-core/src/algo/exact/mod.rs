@@ -38,7 +38,6 @@ mod deep;
 mod domains;
 mod lns;
 mod model;
-mod order_search;
 mod pairs;
 mod search;
 
@@ -54,7 +53,6 @@ use crate::problem::Problem;
 pub use deep::{deep_bound, DeepBound, DeepOptions, DeepProof};
 use domains::{Domains, Filtered};
 use model::Model;
-pub use order_search::{OrderSearchOptions, OrderSearchStats};
 use pairs::PairSearch;
 use search::{Key, Order, Search, Status};
 
@@ -73,7 +71,7 @@ pub const LNS_MIN_DEGREE: u64 = 64;
 /// Node budget used when neither a time limit nor a node limit is given.
 pub const DEFAULT_NODE_BUDGET: u64 = 2_000_000;
 
-pub(crate) const NONE: u64 = u64::MAX;
+const NONE: u64 = u64::MAX;
 
 /// The pair search gets one order's node budget divided by this.
 const PAIR_BUDGET_DIV: u64 = 4;
@@ -118,39 +116,6 @@ pub fn domain_bound(problem: &Problem, hi: u64, budget: u64) -> (u64, u32) {
         }
     }
     (refuted + 1, runs)
-}
-
-/// Order search ([`OrderSearchOptions`]) from the valid plan `start` of a
-/// single-space problem: the best plan it finds (never worse than `start`) and
-/// what it did. Deterministic under its node budget.
-pub fn order_search(
-    problem: &Problem,
-    start: &[u64],
-    opts: &OrderSearchOptions,
-) -> (Vec<u64>, OrderSearchStats) {
-    order_search::improve(problem, start, bounds::max_load(problem), opts)
-}
-
-/// Section-pair rip-up (experimental) from the valid plan `start` of a
-/// single-space problem: the best plan, improvements as `(nodes, peak)`, nodes.
-pub fn section_rip(
-    problem: &Problem,
-    start: Vec<u64>,
-    seed: u64,
-    deadline: Option<Instant>,
-    node_limit: u64,
-) -> (Vec<u64>, Vec<(u64, u64)>, u64) {
-    let mut nodes = 0;
-    let (p, imp) = lns::section_pairs(
-        problem,
-        start,
-        bounds::max_load(problem),
-        seed,
-        deadline,
-        node_limit,
-        &mut nodes,
-    );
-    (p, imp, nodes)
 }
 
 /// Runs the exact search on a single-space problem.
