@@ -1,7 +1,11 @@
 //! Dev tool (not part of the library): runs `--algo exact` on MiniMalloc-style CSV
 //! files (`id,lower,upper,size[,alignment][,offset]`) and prints one table row each.
 //!
-//! `cargo run --release -p memplan-core --example exact_bench -- [--time SECS] [--runs K] [--cap BYTES] FILE...`
+//! `cargo run --release -p memplan-core --example exact_bench -- [--time SECS] [--runs K] [--cap BYTES] [--node-limit N] [--progress] FILE...`
+//!
+//! `--node-limit N` gives the search a node budget (deterministic: the same plan
+//! and node count every run); `--progress` prints each new best peak or lower
+//! bound with the node count and seconds at which it was found (on stderr).
 //!
 //! With `--cap`, the problem gets that capacity (a decision run: the first plan within it).
 //! With `--domain-bound HI`, prints the offset-domain lower bound searched up to `HI`
@@ -58,6 +62,8 @@ fn main() {
     let mut dbound: Option<u64> = None;
     let mut deep: Option<f64> = None;
     let mut dopts = memplan_core::algo::exact::DeepOptions::default();
+    let mut node_limit: Option<u64> = None;
+    let mut progress = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -90,6 +96,11 @@ fn main() {
                 i += 1;
             }
             "--domains" => dopts.domains = true,
+            "--node-limit" => {
+                node_limit = args[i + 1].parse().ok();
+                i += 1;
+            }
+            "--progress" => progress = true,
             "--runs" => {
                 runs = args[i + 1].parse().unwrap_or(1);
                 i += 1;
@@ -157,6 +168,24 @@ fn main() {
         }
         let mut opts = Options::with_algorithm(Algorithm::Exact);
         opts.time_limit = Some(Duration::from_secs_f64(time));
+        opts.node_limit = node_limit;
+        if progress {
+            let t0 = Instant::now();
+            let last = std::sync::Mutex::new((u64::MAX, 0u64));
+            opts.progress = Some(std::sync::Arc::new(move |p: &memplan_core::Progress| {
+                let mut l = last.lock().unwrap_or_else(|e| e.into_inner());
+                if (p.best_peak, p.lower_bound) != *l {
+                    *l = (p.best_peak, p.lower_bound);
+                    eprintln!(
+                        "  {:.2} s, {} nodes: peak {}, lower bound {}",
+                        t0.elapsed().as_secs_f64(),
+                        p.nodes,
+                        p.best_peak,
+                        p.lower_bound
+                    );
+                }
+            }));
+        }
         let mut times = Vec::new();
         let mut last = None;
         for _ in 0..runs {
