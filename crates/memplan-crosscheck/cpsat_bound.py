@@ -5,7 +5,8 @@ every top and >= the max-load bound), minimising the peak below UPPER, and
 printing every improvement of the objective bound and of the incumbent.
 
 Usage: cpsat_bound.py FILE.csv UPPER [SECONDS=480] [WORKERS=2] [extra CP-SAT
-parameters as name=value ...]
+parameters as name=value ..., a repeated one as name=a,b: e.g.
+subsolvers=objective_lb_search,max_lp]
 """
 import csv, sys, time
 from ortools.sat.python import cp_model
@@ -78,8 +79,11 @@ def main():
     s.parameters.num_workers = workers
     for kv in sys.argv[5:]:
         k, v = kv.split("=", 1)
-        f = s.parameters.DESCRIPTOR.fields_by_name[k]
-        setattr(s.parameters, k, type(getattr(s.parameters, k))(v) if f.type != f.TYPE_BOOL else v == "true")
+        cur = getattr(s.parameters, k)
+        if isinstance(cur, (bool, int, float, str)):
+            setattr(s.parameters, k, v == "true" if isinstance(cur, bool) else type(cur)(v))
+        else:
+            cur.extend(v.split(","))
     s.parameters.log_search_progress = True
     s.log_callback = lambda line: print(line, flush=True) if ("#Bound" in line or "#Done" in line or "#Model" in line) else None
     print(f"{path}: {len(bufs)} buffers, max-load {lb}, upper {ub}, {secs} s, {workers} workers", flush=True)

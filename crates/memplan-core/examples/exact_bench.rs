@@ -17,7 +17,8 @@
 //! it too, `--max-gap F` probes relaxations whose max-load is within the
 //! fraction `F` of the bound, `--keep K1,K2,..` sets the size thresholds (keep
 //! the K largest buffers), `--round-factor F` the largest rounding unit (in
-//! units of the problem's), `--widths W1,W2,..` the window widths.
+//! units of the problem's), `--widths W1,W2,..` the window widths,
+//! `--skip-whole` leaves out the whole problem itself.
 
 use std::time::{Duration, Instant};
 
@@ -101,6 +102,7 @@ fn main() {
                 relax = args[i + 1].parse().ok();
                 i += 1;
             }
+            "--skip-whole" => ropts.skip_whole = true,
             "--max-gap" => {
                 ropts.max_gap = args[i + 1].parse().unwrap_or(ropts.max_gap);
                 i += 1;
@@ -174,7 +176,7 @@ fn main() {
                     None => "no relaxation refuted".to_string(),
                 };
                 println!(
-                    "{f}: space {} max-load {}, relaxation bound {} (+{}, unit {}): {how}; {} relaxations built, {} within the gap, {} fit at the bound, heaviest undecided: {}; {} probes, {} refutations, {} nodes, {} rounds, {:.2} s",
+                    "{f}: space {} max-load {}, relaxation bound {} (+{}, unit {}): {how}; {} relaxations built, {} within the gap, {} fit at the bound, {} undecided{}; {} probes, {} refutations, {} nodes, {} rounds, {:.2} s",
                     d.space.0,
                     d.max_load,
                     d.bound,
@@ -183,7 +185,12 @@ fn main() {
                     d.built,
                     d.candidates,
                     d.fitting,
-                    d.open.as_ref().map_or("none".to_string(), show),
+                    d.open.len(),
+                    d.open
+                        .iter()
+                        .take(5)
+                        .map(|r| format!(", {}", show(r)))
+                        .collect::<String>(),
                     d.probes,
                     d.refutations,
                     d.nodes,

@@ -136,7 +136,10 @@ fn every_plan_stays_a_plan_of_every_relaxation() {
                 let kept = x.fixed_offset.is_some() || (x.size >= min_size && x.size >= round);
                 if kept && x.live.iter().any(|iv| iv.start < b && iv.end > a) {
                     let y = &q.buffers[k];
-                    assert!(y.size <= x.size && (y.fixed_offset.is_some() || y.size % round == 0));
+                    assert!(
+                        y.size <= x.size
+                            && (y.fixed_offset.is_some() || y.size.is_multiple_of(round))
+                    );
                     assert!(y.live.iter().all(|iv| a <= iv.start && iv.end <= b));
                     offs.push(r.offsets[i]);
                     k += 1;

@@ -150,9 +150,9 @@ pub struct RelaxBound {
     pub rounds: u32,
     /// Candidates shown to fit at the final bound.
     pub fitting: usize,
-    /// The heaviest candidate left undecided (its max-load is closest to the
-    /// bound), if any.
-    pub open: Option<Relaxation>,
+    /// The candidates left undecided, heaviest first (max-load closest to the
+    /// bound): a refutation can only come from these.
+    pub open: Vec<Relaxation>,
 }
 
 /// The relaxation lower bound of every memory space of `problem` (see the
@@ -251,7 +251,7 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &RelaxOptions) -> Relax
         nodes: 0,
         rounds: 0,
         fitting: 0,
-        open: None,
+        open: Vec::new(),
     };
     if problem.buffers.iter().all(|b| b.fixed_offset.is_some()) {
         return out;
@@ -448,7 +448,8 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &RelaxOptions) -> Relax
     out.open = cands
         .iter()
         .zip(&alive)
-        .find(|(_, &a)| a)
-        .map(|(c, _)| c.report(&times));
+        .filter(|(_, &a)| a)
+        .map(|(c, _)| c.report(&times))
+        .collect();
     out
 }
