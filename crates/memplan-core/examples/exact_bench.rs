@@ -176,7 +176,7 @@ fn main() {
                     None => "no relaxation refuted".to_string(),
                 };
                 println!(
-                    "{f}: space {} max-load {}, relaxation bound {} (+{}, unit {}): {how}; {} relaxations built, {} within the gap, {} fit at the bound, {} undecided{}; {} probes, {} refutations, {} nodes, {} rounds, {:.2} s",
+                    "{f}: space {} max-load {}, relaxation bound {} (+{}, unit {}): {how}; {} relaxations built, {} within the gap, {} fit at the bound, {} undecided ({} of them drop or shrink buffers){}; {} probes, {} refutations, {} nodes, {} rounds, {:.2} s",
                     d.space.0,
                     d.max_load,
                     d.bound,
@@ -186,6 +186,10 @@ fn main() {
                     d.candidates,
                     d.fitting,
                     d.open.len(),
+                    d.open
+                        .iter()
+                        .filter(|r| r.min_size > 0 || r.round > d.unit)
+                        .count(),
                     d.open
                         .iter()
                         .take(5)
