@@ -15,6 +15,14 @@
 //! how it was proved (no plan); `--upper BYTES` gives it a known plan's peak,
 //! `--budget NODES` its first round's node budget per order, `--sections K` its
 //! widest window, `--domains` turns on offset-domain filtering per probe.
+//! With `--relax-bound SECS`, prints the subset/rounding relaxation lower bound
+//! (`memplan_core::algo::exact::relax_bound`) found within `SECS` seconds and
+//! the relaxation that proved it (no plan); `--upper` and `--budget` apply to
+//! it too, `--max-gap F` probes relaxations whose max-load is within the
+//! fraction `F` of the bound, `--keep K1,K2,..` sets the size thresholds (keep
+//! the K largest buffers), `--round-factor F` the largest rounding unit (in
+//! units of the problem's), `--widths W1,W2,..` the window widths,
+//! `--skip-whole` leaves out the whole problem itself.
 
 use std::time::{Duration, Instant};
 
@@ -64,6 +72,9 @@ fn main() {
     let mut dopts = memplan_core::algo::exact::DeepOptions::default();
     let mut node_limit: Option<u64> = None;
     let mut progress = false;
+    let mut relax: Option<f64> = None;
+    let mut ropts = memplan_core::algo::exact::RelaxOptions::default();
+    let list = |s: &str| -> Vec<usize> { s.split(',').filter_map(|x| x.parse().ok()).collect() };
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -85,10 +96,33 @@ fn main() {
             }
             "--upper" => {
                 dopts.upper = args[i + 1].parse().ok();
+                ropts.upper = dopts.upper;
                 i += 1;
             }
             "--budget" => {
                 dopts.first_budget = args[i + 1].parse().unwrap_or(dopts.first_budget);
+                ropts.first_budget = args[i + 1].parse().unwrap_or(ropts.first_budget);
+                i += 1;
+            }
+            "--relax-bound" => {
+                relax = args[i + 1].parse().ok();
+                i += 1;
+            }
+            "--skip-whole" => ropts.skip_whole = true,
+            "--max-gap" => {
+                ropts.max_gap = args[i + 1].parse().unwrap_or(ropts.max_gap);
+                i += 1;
+            }
+            "--keep" => {
+                ropts.keep = list(&args[i + 1]);
+                i += 1;
+            }
+            "--widths" => {
+                ropts.window_widths = list(&args[i + 1]);
+                i += 1;
+            }
+            "--round-factor" => {
+                ropts.max_round_factor = args[i + 1].parse().unwrap_or(ropts.max_round_factor);
                 i += 1;
             }
             "--sections" => {
@@ -130,6 +164,55 @@ fn main() {
                 b - lb,
                 t.elapsed().as_secs_f64()
             );
+            continue;
+        }
+        if let Some(secs) = relax {
+            let t = Instant::now();
+            let mut o = ropts.clone();
+            o.deadline = Some(t + Duration::from_secs_f64(secs));
+            let show = |r: &memplan_core::algo::exact::Relaxation| {
+                format!(
+                    "the {} buffers live in ticks [{}, {}) of at least {} bytes, sizes rounded down to {} (max-load {})",
+                    r.buffers, r.start, r.end, r.min_size, r.round, r.max_load
+                )
+            };
+            for d in memplan_core::algo::exact::relax_bound(&p, &o) {
+                let how = match &d.proof {
+                    Some(pr) => format!(
+                        "capacity {} refuted for {} in {} nodes",
+                        pr.refuted,
+                        show(&pr.relaxation),
+                        pr.nodes
+                    ),
+                    None => "no relaxation refuted".to_string(),
+                };
+                println!(
+                    "{f}: space {} max-load {}, relaxation bound {} (+{}, unit {}): {how}; {} relaxations built, {} within the gap, {} fit at the bound, {} undecided ({} of them drop or shrink buffers){}; {} probes, {} refutations, {} nodes, {} rounds, {:.2} s",
+                    d.space.0,
+                    d.max_load,
+                    d.bound,
+                    d.bound - d.max_load,
+                    d.unit,
+                    d.built,
+                    d.candidates,
+                    d.fitting,
+                    d.open.len(),
+                    d.open
+                        .iter()
+                        .filter(|r| r.min_size > 0 || r.round > d.unit)
+                        .count(),
+                    d.open
+                        .iter()
+                        .take(5)
+                        .map(|r| format!(", {}", show(r)))
+                        .collect::<String>(),
+                    d.probes,
+                    d.refutations,
+                    d.nodes,
+                    d.rounds,
+                    t.elapsed().as_secs_f64()
+                );
+            }
             continue;
         }
         if let Some(secs) = deep {

@@ -323,7 +323,7 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
 }
 
 /// The sub-problem of the buffers live in `[a, b)`, their lifetimes cut to it.
-fn clip(problem: &Problem, a: u64, b: u64) -> Problem {
+pub(super) fn clip(problem: &Problem, a: u64, b: u64) -> Problem {
     let buffers = problem
         .buffers
         .iter()

@@ -39,6 +39,7 @@ mod domains;
 mod lns;
 mod model;
 mod pairs;
+mod relax;
 mod search;
 
 use std::collections::BTreeMap;
@@ -54,6 +55,7 @@ pub use deep::{deep_bound, DeepBound, DeepOptions, DeepProof};
 use domains::{Domains, Filtered};
 use model::Model;
 use pairs::PairSearch;
+pub use relax::{relax, relax_bound, RelaxBound, RelaxOptions, RelaxProof, Relaxation};
 use search::{Key, Order, Search, Status};
 
 /// Above this many overlapping pairs the overlap lists would not fit comfortably in
