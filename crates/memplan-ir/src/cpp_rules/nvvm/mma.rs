@@ -254,7 +254,8 @@ fn verify_mma(m: &Module, id: OpId, sparse: bool) -> Result<(), String> {
     if (is_int4(a_ty) || is_int8(a_ty)) && attr(m, id, "intOverflowBehavior").is_none() {
         return Err("op requires intOverflowBehavior attribute".into());
     }
-    if !sparse && !(sm == 8 && sn == 8 && sk == 4 && a_ty == "f16") {
+    let m8n8k4_f16 = sm == 8 && sn == 8 && sk == 4 && a_ty == "f16";
+    if !sparse && !m8n8k4_f16 {
         let (la, lb) = (enum_of(m, id, "layoutA"), enum_of(m, id, "layoutB"));
         if let (Some(la), Some(lb)) = (la, lb) {
             if la != "row" || lb != "col" {
