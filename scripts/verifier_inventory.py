@@ -2,7 +2,7 @@
 """Lists the ops of MLIR 22 whose ODS definition has a C++ verifier (`hasVerifier = 1` or
 `hasRegionVerifier = 1`) and where memplan's source mentions each of them in a place that
 verifies ops: a hand-written dialect file (`crates/memplan-ir/src/dialects/*.rs`), a C++-rule
-file (`crates/memplan-ir/src/cpp_rules/*.rs`) or the op-table verifier (`src/ods/verify.rs`).
+file (`crates/memplan-ir/src/cpp_rules/**/*.rs`) or the op-table verifier (`src/ods/verify.rs`).
 
 An op that no such file names has only the table-driven checks (operand / result / attribute
 constraints, traits) and none of its C++ `verify()` rules: those are the gaps to look at first.
@@ -76,10 +76,13 @@ def verified_ops(include, tblgen, dialects):
 def sources():
     files = {}
     for sub in ("dialects", "cpp_rules"):
-        d = os.path.join(SRC, sub)
-        for f in sorted(os.listdir(d)):
-            if f.endswith(".rs") and f != "linalg_named_table.rs":
-                files[f"{sub}/{f}"] = open(os.path.join(d, f)).read()
+        # Recursive: the rule families live in sub-directories (cpp_rules/llvm/, cpp_rules/nvvm/).
+        for root, dirs, names in os.walk(os.path.join(SRC, sub)):
+            dirs.sort()
+            for f in sorted(names):
+                if f.endswith(".rs") and f != "linalg_named_table.rs":
+                    path = os.path.join(root, f)
+                    files[os.path.relpath(path, SRC)] = open(path).read()
     files["ods/verify.rs"] = open(os.path.join(SRC, "ods", "verify.rs")).read()
     return files
 

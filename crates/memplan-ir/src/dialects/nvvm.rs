@@ -1,5 +1,7 @@
 //! `nvvm` ops that MLIR writes in C++ (the rest come from the op table's declarative
-//! formats): `nvvm.mma.sync`.
+//! formats): `nvvm.mma.sync`, `nvvm.mma.sp.sync`, `nvvm.mma.block_scale` and
+//! `nvvm.mma.sp.block_scale` (one syntax: the A, B, C fragments, then the op's fixed
+//! groups such as `sparseMetadata[%m] selector[%s]` or `scaleA[%d, %byte, %thread]`).
 //!
 //! ```mlir
 //! %d = nvvm.mma.sync A[%a0, %a1] B[%b0] C[%c0, %c1]
@@ -17,25 +19,118 @@ use crate::types::{FloatKind, Type, TypeKind};
 
 use super::memref::print_attrs;
 
-const MMA_ATTRS: &[&str] = &[
-    "shape",
-    "b1Op",
-    "intOverflowBehavior",
-    "layoutA",
-    "layoutB",
-    "multiplicandAPtxType",
-    "multiplicandBPtxType",
-    "operandSegmentSizes",
+/// One of the four MMA ops MLIR writes in C++: `A[...] B[...] C[...]`, then the op's
+/// fixed operand groups, the attribute dictionary, `: (tA, tB, tC) -> tRes`.
+struct MmaForm {
+    name: &'static str,
+    /// The groups after C, each with the types MLIR resolves its operands to (one
+    /// operand segment per type).
+    extra: &'static [(&'static str, &'static [u32])],
+    /// The inherent attributes (moved from the dictionary to the properties).
+    attrs: &'static [&'static str],
+    /// Whether a missing multiplicand PTX type that cannot be inferred is an error
+    /// (`mma.sync` / `mma.sp.sync`) or left out (the block-scale ops).
+    must_infer: bool,
+    /// MLIR 22's `MmaOp::parse` infers A and B with "is accumulator" set (`index < 2`),
+    /// the other three with it clear.
+    ab_accumulator: bool,
+    /// `mma.sp.block_scale`'s parser adds the `orderedMetadata` unit when it is absent.
+    add_ordered: bool,
+}
+
+const MMA_FORMS: &[MmaForm] = &[
+    MmaForm {
+        name: "nvvm.mma.sync",
+        extra: &[],
+        attrs: &[
+            "shape",
+            "b1Op",
+            "intOverflowBehavior",
+            "layoutA",
+            "layoutB",
+            "multiplicandAPtxType",
+            "multiplicandBPtxType",
+            "operandSegmentSizes",
+        ],
+        must_infer: true,
+        ab_accumulator: true,
+        add_ordered: false,
+    },
+    MmaForm {
+        name: "nvvm.mma.sp.sync",
+        extra: &[("sparseMetadata", &[32]), ("selector", &[32])],
+        attrs: &[
+            "shape",
+            "intOverflowBehavior",
+            "multiplicandAPtxType",
+            "multiplicandBPtxType",
+            "orderedMetadata",
+            "kind",
+            "operandSegmentSizes",
+        ],
+        must_infer: true,
+        ab_accumulator: false,
+        add_ordered: false,
+    },
+    MmaForm {
+        name: "nvvm.mma.block_scale",
+        extra: &[("scaleA", &[32, 16, 16]), ("scaleB", &[32, 16, 16])],
+        attrs: &[
+            "shape",
+            "multiplicandAPtxType",
+            "multiplicandBPtxType",
+            "scaleVecSize",
+            "blockScaleFormat",
+            "kind",
+            "operandSegmentSizes",
+        ],
+        must_infer: false,
+        ab_accumulator: false,
+        add_ordered: false,
+    },
+    MmaForm {
+        name: "nvvm.mma.sp.block_scale",
+        extra: &[
+            ("sparseMetadata", &[32]),
+            ("selector", &[32]),
+            ("scaleA", &[32, 16, 16]),
+            ("scaleB", &[32, 16, 16]),
+        ],
+        attrs: &[
+            "shape",
+            "multiplicandAPtxType",
+            "multiplicandBPtxType",
+            "orderedMetadata",
+            "scaleVecSize",
+            "blockScaleFormat",
+            "kind",
+            "operandSegmentSizes",
+        ],
+        must_infer: false,
+        ab_accumulator: false,
+        add_ordered: true,
+    },
 ];
+
+fn form(name: &str) -> Option<&'static MmaForm> {
+    MMA_FORMS.iter().find(|f| f.name == name)
+}
 
 /// Registers the hand-written nvvm ops.
 pub fn register(r: &mut Registry) {
-    r.register(OpDef {
-        parse: Some(parse_mma),
-        print: Some(print_mma),
-        inherent: MMA_ATTRS,
-        ..OpDef::new("nvvm.mma.sync")
-    });
+    for f in MMA_FORMS {
+        r.register(OpDef {
+            parse: Some(match f.name {
+                "nvvm.mma.sync" => parse_mma_sync,
+                "nvvm.mma.sp.sync" => parse_mma_sp,
+                "nvvm.mma.block_scale" => parse_mma_block_scale,
+                _ => parse_mma_sp_block_scale,
+            }),
+            print: Some(print_mma),
+            inherent: f.attrs,
+            ..OpDef::new(f.name)
+        });
+    }
 }
 
 /// MLIR's `MmaOp::inferOperandMMAType` (its `isAccumulator` argument included).
@@ -72,13 +167,31 @@ fn infer_mma_type(t: &Type, acc: bool) -> Option<&'static str> {
     }
 }
 
-/// `A[...] B[...] C[...] attr-dict : (tA, tB, tC) -> tRes`, as MLIR's MmaOp::parse:
-/// multiplicand PTX types left out are inferred from the operand types.
-fn parse_mma(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+fn parse_mma_sync(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    parse_mma(p, st, &MMA_FORMS[0])
+}
+fn parse_mma_sp(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    parse_mma(p, st, &MMA_FORMS[1])
+}
+fn parse_mma_block_scale(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    parse_mma(p, st, &MMA_FORMS[2])
+}
+fn parse_mma_sp_block_scale(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
+    parse_mma(p, st, &MMA_FORMS[3])
+}
+
+/// `A[...] B[...] C[...] <groups> attr-dict : (tA, tB, tC) -> tRes`, as MLIR 22's C++
+/// parsers: multiplicand PTX types left out are inferred from the operand types.
+fn parse_mma(p: &mut Parser<'_>, st: &mut OperationState, f: &MmaForm) -> PResult<()> {
     let mut frags = Vec::new();
     for kw in ["A", "B", "C"] {
         p.parse_keyword(kw)?;
         frags.push(p.parse_operand_list_delimited(Delimiter::OptionalSquare)?);
+    }
+    let mut extra = Vec::new();
+    for (kw, _) in f.extra {
+        p.parse_keyword(kw)?;
+        extra.push(p.parse_operand_list_delimited(Delimiter::OptionalSquare)?);
     }
     p.parse_optional_attr_dict(&mut st.attrs)?;
     p.parse_colon()?;
@@ -98,11 +211,30 @@ fn parse_mma(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         for u in regs {
             st.operands.push(p.resolve_operand(u, t)?);
         }
-        inferred.push(infer_mma_type(t, i < 2));
+        let acc = if f.ab_accumulator { i < 2 } else { i >= 2 };
+        inferred.push(infer_mma_type(t, acc));
     }
     p.parse_arrow()?;
     let res = p.parse_type()?;
-    for n in MMA_ATTRS {
+    let mut seg: Vec<i64> = frags.iter().map(|f| f.len() as i64).collect();
+    for (regs, (kw, widths)) in extra.iter().zip(f.extra) {
+        if regs.len() != widths.len() {
+            return Err(p.error_here(format!(
+                "expected {} operands in {kw}[...] but got {}",
+                widths.len(),
+                regs.len()
+            )));
+        }
+        for (u, w) in regs.iter().zip(widths.iter()) {
+            st.operands.push(p.resolve_operand(u, &Type::int(*w))?);
+            seg.push(1);
+        }
+    }
+    // Added before the properties are moved so that it takes its place in their order.
+    if f.add_ordered && st.attrs.get("orderedMetadata").is_none() {
+        st.attrs.set("orderedMetadata", Attribute::Unit);
+    }
+    for n in f.attrs {
         if let Some(a) = st.attrs.remove(n) {
             st.props.set(*n, a);
         }
@@ -112,31 +244,45 @@ fn parse_mma(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         .enumerate()
     {
         if st.props.get(name).is_none() {
-            let Some(k) = inferred[idx] else {
-                return Err(p.error_here(format!(
-                    "attribute {name} is not provided explicitly and cannot be inferred"
-                )));
-            };
-            st.props
-                .set(*name, Attribute::Opaque(format!("#nvvm.mma_type<{k}>")));
+            match inferred[idx] {
+                Some(k) => st
+                    .props
+                    .set(*name, Attribute::Opaque(format!("#nvvm.mma_type<{k}>"))),
+                None if f.must_infer => {
+                    return Err(p.error_here(format!(
+                        "attribute {name} is not provided explicitly and cannot be inferred"
+                    )));
+                }
+                None => {}
+            }
         }
     }
-    st.props.set(
-        "operandSegmentSizes",
-        Attribute::i32_array(&frags.iter().map(|f| f.len() as i64).collect::<Vec<_>>()),
-    );
+    st.props
+        .set("operandSegmentSizes", Attribute::i32_array(&seg));
     st.result_types.push(res);
     Ok(())
 }
 
 fn print_mma(p: &mut Printer<'_>, op: OpId) -> bool {
     let m = p.module();
+    let Some(f) = form(&m.op(op).name) else {
+        return false;
+    };
+    let widths: Vec<u32> = f
+        .extra
+        .iter()
+        .flat_map(|(_, w)| w.iter().copied())
+        .collect();
     let Some(seg) = m
         .op(op)
         .props
         .get("operandSegmentSizes")
         .and_then(Attribute::as_int_array)
-        .filter(|s| s.len() == 3 && s.iter().all(|&x| x > 0))
+        .filter(|s| {
+            s.len() == 3 + widths.len()
+                && s[..3].iter().all(|&x| x > 0)
+                && s[3..].iter().all(|&x| x == 1)
+        })
     else {
         return false;
     };
@@ -146,26 +292,42 @@ fn print_mma(p: &mut Printer<'_>, op: OpId) -> bool {
     }
     let mut frags = Vec::new();
     let mut start = 0;
-    for &n in seg {
-        let f = &ops[start..start + n as usize];
-        if f.iter().any(|&v| m.value_type(v) != m.value_type(f[0])) {
+    for &n in &seg[..3] {
+        let fr = &ops[start..start + n as usize];
+        if fr.iter().any(|&v| m.value_type(v) != m.value_type(fr[0])) {
             return false;
         }
-        frags.push(f);
+        frags.push(fr);
         start += n as usize;
     }
-    for (name, f) in ["A", "B", "C"].iter().zip(&frags) {
+    // The custom form resolves the fixed groups to their integer types.
+    let rest = &ops[start..];
+    if rest
+        .iter()
+        .zip(&widths)
+        .any(|(&v, &w)| m.value_type(v) != &Type::int(w))
+    {
+        return false;
+    }
+    for (name, fr) in ["A", "B", "C"].iter().zip(&frags) {
         p.write(&format!(" {name}["));
-        p.print_operands(f);
+        p.print_operands(fr);
         p.write("]");
+    }
+    let mut at = 0;
+    for (name, w) in f.extra {
+        p.write(&format!(" {name}["));
+        p.print_operands(&rest[at..at + w.len()]);
+        p.write("]");
+        at += w.len();
     }
     print_attrs(p, op, &["operandSegmentSizes"]);
     p.write(" : (");
-    for (i, f) in frags.iter().enumerate() {
+    for (i, fr) in frags.iter().enumerate() {
         if i > 0 {
             p.write(", ");
         }
-        p.print_type(m.value_type(f[0]));
+        p.print_type(m.value_type(fr[0]));
     }
     p.write(") -> ");
     p.print_type(m.value_type(m.result(op, 0)));

@@ -1,6 +1,10 @@
 //! C++ verifier rules of the NVVM dialect: conversions, barriers, fences and attribute
 //! combinations.
 
+mod mma;
+mod tcgen05;
+mod warp;
+
 use super::{attr, enum_of, int_attr};
 use crate::attrs::{Attribute, DenseArrayValues};
 use crate::ir::{Module, OpId};
@@ -93,6 +97,19 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
     let d = m.op(id);
     let ops = m.operands(id);
     match d.name.as_str() {
+        n if n.starts_with("nvvm.mma.")
+            || n.starts_with("nvvm.wmma.")
+            || matches!(
+                n,
+                "nvvm.ldmatrix" | "nvvm.stmatrix" | "nvvm.wgmma.mma_async"
+            ) =>
+        {
+            mma::verify(m, id)?
+        }
+        n if n.starts_with("nvvm.tcgen05.") => tcgen05::verify(m, id)?,
+        "nvvm.shfl.sync" | "nvvm.vote.sync" | "nvvm.redux.sync" | "nvvm.match.sync" => {
+            warp::verify(m, id)?
+        }
         "nvvm.convert.float.to.tf32" => match enum_of(m, id, "rnd").unwrap_or("none") {
             "rn" | "rz" => {}
             "rna" => {
