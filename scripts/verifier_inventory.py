@@ -76,10 +76,14 @@ def verified_ops(include, tblgen, dialects):
 def sources():
     files = {}
     for sub in ("dialects", "cpp_rules"):
-        d = os.path.join(SRC, sub)
-        for f in sorted(os.listdir(d)):
-            if f.endswith(".rs") and f != "linalg_named_table.rs":
-                files[f"{sub}/{f}"] = open(os.path.join(d, f)).read()
+        top = os.path.join(SRC, sub)
+        # rule files may sit in per-family subdirectories (cpp_rules/llvm/, cpp_rules/nvvm/)
+        for d, dirs, names in os.walk(top):
+            dirs.sort()
+            for f in sorted(names):
+                if f.endswith(".rs") and f != "linalg_named_table.rs":
+                    rel = os.path.relpath(os.path.join(d, f), SRC)
+                    files[rel] = open(os.path.join(d, f)).read()
     files["ods/verify.rs"] = open(os.path.join(SRC, "ods", "verify.rs")).read()
     return files
 
@@ -97,10 +101,24 @@ def main():
         print(f"verifier_inventory: {e}", file=sys.stderr)
         return 2
     files = sources()
+    # a rule may be dispatched by name prefix: `n if n.starts_with("nvvm.read.ptx.sreg.")`
+    # (only prefixes below the dialect level: `"nvgpu."` alone names no particular op)
+    prefixes = {
+        f: [
+            p
+            for p in re.findall(r'starts_with\("([a-z0-9_.]+\.)"\)', text)
+            if p.count(".") >= 2
+        ]
+        for f, text in files.items()
+    }
     gaps = 0
     for name in sorted(ops):
         pat = re.compile(r'"' + re.escape(name) + r'"')
-        where = [f for f, text in files.items() if pat.search(text)]
+        where = [
+            f
+            for f, text in files.items()
+            if pat.search(text) or any(name.startswith(p) for p in prefixes[f])
+        ]
         if not where:
             gaps += 1
         if a.gaps and where:
