@@ -1,7 +1,8 @@
 //! MLIR 22's C++ verifier rules of the NVVM memory, barrier and conversion ops
 //! (`mbarrier.*`, `cp.async.bulk.*` / TMA, `prefetch`, `convert.f32x2.to.{f16,bf16}x2`,
 //! `clusterlaunchcontrol.query.cancel`, `fence.proxy.sync_restrict`, the `range` of
-//! `read.ptx.sreg.*`) and of `vector.expandload` / `compressstore`
+//! `read.ptx.sreg.*`, the `LLVM pointer in address space N` operand constraints) and of
+//! `vector.expandload` / `compressstore`
 //! (`crates/memplan-ir/src/cpp_rules/nvvm/{mbarrier,bulk,convert,misc}.rs`,
 //! `cpp_rules/misc.rs`). Each case states memplan's verdict (accept, or reject with a
 //! message fragment); with `mlir-opt-22` installed the same case goes through it and must get
@@ -525,6 +526,44 @@ const CASES: &[Case] = &[
   return
 }"#,
         Some("only acquire and release semantics are supported"),
+    ),
+    (
+        r#"func.func @f(%a: !llvm.ptr<3>, %g: !llvm.ptr, %n: i32) {
+  %0 = nvvm.mapa %a, %n : !llvm.ptr<3> -> !llvm.ptr<7>
+  %1 = nvvm.mapa %g, %n : !llvm.ptr -> !llvm.ptr
+  nvvm.mbarrier.init %a, %n : !llvm.ptr<3>, i32
+  %2 = nvvm.mbarrier.test.wait %g, %n : !llvm.ptr, i32 -> i1
+  return
+}"#,
+        None,
+    ),
+    (
+        r#"func.func @f(%b: !llvm.ptr, %c: i32) {
+  nvvm.mbarrier.complete_tx %b, %c : !llvm.ptr, i32
+  return
+}"#,
+        Some("operand #0 must be LLVM pointer in address space 3 or LLVM pointer in address space 7, but got '!llvm.ptr'"),
+    ),
+    (
+        r#"func.func @f(%b: !llvm.ptr<7>, %c: i32) {
+  %0 = nvvm.mbarrier.try_wait %b, %c : !llvm.ptr<7>, i32 -> i1
+  return
+}"#,
+        Some("operand #0 must be LLVM pointer in address space 0 or LLVM pointer in address space 3, but got '!llvm.ptr<7>'"),
+    ),
+    (
+        r#"func.func @f(%a: !llvm.ptr<3>, %n: i32) {
+  %0 = nvvm.mapa %a, %n : !llvm.ptr<3> -> !llvm.ptr<3>
+  return
+}"#,
+        Some("result #0 must be LLVM pointer in address space 0 or LLVM pointer in address space 7, but got '!llvm.ptr<3>'"),
+    ),
+    (
+        r#"func.func @f(%g: !llvm.ptr<3>) {
+  nvvm.prefetch level = L1, %g : !llvm.ptr<3>
+  return
+}"#,
+        Some("operand #0 must be LLVM pointer in address space 1 or LLVM pointer in address space 5 or LLVM pointer in address space 0 or LLVM pointer in address space 4, but got '!llvm.ptr<3>'"),
     ),
 ];
 
