@@ -26,11 +26,10 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 return Ok(());
             };
             let width = match m.value_type(r).kind() {
-                TypeKind::Integer { width, signedness }
-                    if matches!(signedness, Signedness::Signless) =>
-                {
-                    Some(*width)
-                }
+                TypeKind::Integer {
+                    width,
+                    signedness: Signedness::Signless,
+                } => Some(*width),
                 _ => None,
             };
             match enum_of(m, id, "query_type") {
