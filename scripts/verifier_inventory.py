@@ -2,7 +2,7 @@
 """Lists the ops of MLIR 22 whose ODS definition has a C++ verifier (`hasVerifier = 1` or
 `hasRegionVerifier = 1`) and where memplan's source mentions each of them in a place that
 verifies ops: a hand-written dialect file (`crates/memplan-ir/src/dialects/*.rs`), a C++-rule
-file (`crates/memplan-ir/src/cpp_rules/**/*.rs`) or the op-table verifier (`src/ods/verify.rs`).
+file (`crates/memplan-ir/src/cpp_rules/*.rs`) or the op-table verifier (`src/ods/verify.rs`).
 
 An op that no such file names has only the table-driven checks (operand / result / attribute
 constraints, traits) and none of its C++ `verify()` rules: those are the gaps to look at first.
@@ -76,13 +76,14 @@ def verified_ops(include, tblgen, dialects):
 def sources():
     files = {}
     for sub in ("dialects", "cpp_rules"):
-        # Recursive: the rule families live in sub-directories (cpp_rules/llvm/, cpp_rules/nvvm/).
-        for root, dirs, names in os.walk(os.path.join(SRC, sub)):
+        top = os.path.join(SRC, sub)
+        # rule files may sit in per-family subdirectories (cpp_rules/llvm/, cpp_rules/nvvm/)
+        for d, dirs, names in os.walk(top):
             dirs.sort()
             for f in sorted(names):
                 if f.endswith(".rs") and f != "linalg_named_table.rs":
-                    path = os.path.join(root, f)
-                    files[os.path.relpath(path, SRC)] = open(path).read()
+                    rel = os.path.relpath(os.path.join(d, f), SRC)
+                    files[rel] = open(os.path.join(d, f)).read()
     files["ods/verify.rs"] = open(os.path.join(SRC, "ods", "verify.rs")).read()
     return files
 
@@ -100,10 +101,24 @@ def main():
         print(f"verifier_inventory: {e}", file=sys.stderr)
         return 2
     files = sources()
+    # a rule may be dispatched by name prefix: `n if n.starts_with("nvvm.read.ptx.sreg.")`
+    # (only prefixes below the dialect level: `"nvgpu."` alone names no particular op)
+    prefixes = {
+        f: [
+            p
+            for p in re.findall(r'starts_with\("([a-z0-9_.]+\.)"\)', text)
+            if p.count(".") >= 2
+        ]
+        for f, text in files.items()
+    }
     gaps = 0
     for name in sorted(ops):
         pat = re.compile(r'"' + re.escape(name) + r'"')
-        where = [f for f, text in files.items() if pat.search(text)]
+        where = [
+            f
+            for f, text in files.items()
+            if pat.search(text) or any(name.startswith(p) for p in prefixes[f])
+        ]
         if not where:
             gaps += 1
         if a.gaps and where:

@@ -167,6 +167,41 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
+        // ExpandLoadOp / CompressStoreOp::verify: base, indices..., mask, vector
+        "vector.expandload" | "vector.compressstore" if ops.len() >= 3 => {
+            let load = d.name == "vector.expandload";
+            let (what, val) = if load {
+                ("result", rs.first().map(ty))
+            } else {
+                ("valueToStore", ops.last().map(ty))
+            };
+            let base = ty(&ops[0]);
+            let mask = ty(&ops[ops.len() - 2]);
+            if let Some(v) = val {
+                if let (TypeKind::MemRef { elem: be, .. }, TypeKind::Vector { elem: ve, .. }) =
+                    (base.kind(), v.kind())
+                {
+                    if be != ve {
+                        return Err(format!("base and {what} element type should match"));
+                    }
+                }
+            }
+            if let TypeKind::MemRef { shape, .. } = base.kind() {
+                if shape.len() != ops.len() - 3 {
+                    return Err(format!("requires {} indices", shape.len()));
+                }
+            }
+            if let (Some(v), TypeKind::Vector { shape: ms, .. }) = (val, mask.kind()) {
+                if let TypeKind::Vector { shape: vs, .. } = v.kind() {
+                    if vs.first() != ms.first() {
+                        return Err(format!("expected {what} dim to match mask dim"));
+                    }
+                }
+                if load && ty(&ops[ops.len() - 1]) != v {
+                    return Err("expected pass_thru of same type as result type".into());
+                }
+            }
+        }
         "vector.maskedstore" | "vector.maskedload" => {
             // maskedload: base, indices..., mask, pass_thru -> result
             // maskedstore: base, indices..., mask, valueToStore

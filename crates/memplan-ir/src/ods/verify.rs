@@ -510,6 +510,7 @@ fn summary_text(alts: &[SummaryAlt]) -> String {
         .iter()
         .map(|a| match a {
             SummaryAlt::Scalar(t) => elem_summary(t),
+            SummaryAlt::Ptr(n) => format!("LLVM pointer in address space {n}"),
             SummaryAlt::Vector {
                 fixed,
                 elems,
@@ -536,6 +537,8 @@ fn summary_text(alts: &[SummaryAlt]) -> String {
 /// not) of some element types with some element counts (empty: any).
 enum SummaryAlt {
     Scalar(Type),
+    /// `LLVM pointer in address space N` (`LLVM_PointerInAddressSpace<N>`).
+    Ptr(u64),
     Vector {
         fixed: bool,
         elems: Vec<Type>,
@@ -549,6 +552,19 @@ enum SummaryAlt {
 fn parse_summary(mut s: &str) -> Option<Vec<SummaryAlt>> {
     let mut alts = Vec::new();
     loop {
+        if let Some(r) = s.strip_prefix("LLVM_pointer_in_address_space_") {
+            let n = r.bytes().take_while(u8::is_ascii_digit).count();
+            if n == 0 {
+                return None;
+            }
+            alts.push(SummaryAlt::Ptr(r[..n].parse().ok()?));
+            s = &r[n..];
+            if s.is_empty() {
+                return Some(alts);
+            }
+            s = s.strip_prefix("_or_")?;
+            continue;
+        }
         let fixed = s.starts_with("fixed_length_vector_of_");
         if let Some(r) = s
             .strip_prefix("fixed_length_vector_of_")
@@ -604,6 +620,10 @@ fn summary_constraint(name: &str, t: &Type) -> Option<bool> {
     for alt in &alts {
         let ok = match alt {
             SummaryAlt::Scalar(x) => Some(x == t),
+            SummaryAlt::Ptr(n) => Some(matches!(
+                crate::cpp_rules::llvm::ty::LTy::of(t),
+                Some(crate::cpp_rules::llvm::ty::LTy::Ptr(k)) if k == *n
+            )),
             SummaryAlt::Vector {
                 fixed,
                 elems,

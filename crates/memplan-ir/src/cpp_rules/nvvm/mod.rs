@@ -1,6 +1,10 @@
 //! C++ verifier rules of the NVVM dialect: conversions, barriers, fences and attribute
 //! combinations.
 
+mod bulk;
+mod convert;
+mod mbarrier;
+mod misc;
 mod mma;
 mod tcgen05;
 mod warp;
@@ -126,7 +130,14 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 )
             }
         },
+        "nvvm.convert.f32x2.to.f16x2" | "nvvm.convert.f32x2.to.bf16x2" => convert::verify(m, id)?,
         n if n.starts_with("nvvm.convert.") => nvvm_convert_dst(m, id)?,
+        n if n.starts_with("nvvm.mbarrier.") => mbarrier::verify(m, id)?,
+        n if n.starts_with("nvvm.cp.async.bulk.") => bulk::verify(m, id)?,
+        "nvvm.prefetch"
+        | "nvvm.clusterlaunchcontrol.query.cancel"
+        | "nvvm.fence.proxy.sync_restrict" => misc::verify(m, id)?,
+        n if n.starts_with("nvvm.read.ptx.sreg.") => misc::verify(m, id)?,
         "nvvm.cp.async.shared.global" => {
             let modifier = enum_of(m, id, "modifier");
             if modifier.is_some_and(|k| k != "cg" && k != "ca") {
