@@ -208,6 +208,10 @@ pub(crate) fn llvm_compatible(t: &Type) -> bool {
 /// Runs the C++ rules of op `id` (table ops only; the caller prefixes `'name' op`).
 pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
     let name = m.op(id).name.as_str();
+    if name == "func.func" || name == "gpu.func" {
+        // the LLVM dialect's rules for `llvm.*` argument / result attributes
+        llvm::params::verify(m, id)?;
+    }
     match name.split('.').next().unwrap_or("") {
         "llvm" => llvm::verify(m, id),
         "amdgpu" => amdgpu::verify(m, id),
