@@ -463,7 +463,11 @@ pub(super) fn metadata_arrays(m: &Module, id: OpId) -> Result<(), String> {
             "#llvm.alias_scope<",
             "LLVM dialect alias scope array",
         ),
-        ("tbaa", "#llvm.tbaa_tag<", "LLVM dialect TBAA tag metadata array"),
+        (
+            "tbaa",
+            "#llvm.tbaa_tag<",
+            "LLVM dialect TBAA tag metadata array",
+        ),
     ];
     let Some(def) = crate::ods::table().get(m.op(id).name.as_str()) else {
         return Ok(());
