@@ -808,9 +808,7 @@ pub(crate) fn tidy_dialect_text(s: &str) -> String {
         let last = out.chars().last();
         let opens = matches!(last, Some('<' | '(' | '[' | '{') | None);
         let closes = matches!(c, '>' | ')' | ']' | '}' | ',');
-        if last == Some(',') && !closes {
-            out.push(' ');
-        } else if pending_space && !opens && !closes {
+        if (last == Some(',') || (pending_space && !opens)) && !closes {
             out.push(' ');
         }
         pending_space = false;
