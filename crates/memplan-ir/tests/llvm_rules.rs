@@ -167,6 +167,32 @@ const CASES: &[Case] = &[
     ("llvm.func @f() attributes {always_inline, no_inline} {\n  llvm.return\n}", Some("no_inline and always_inline attributes are incompatible")),
     ("llvm.func @f() attributes {optimize_none} {\n  llvm.return\n}", Some("with optimize_none must also be no_inline")),
     ("llvm.func @f() comdat(@foo) {\n  llvm.return\n}", Some("expected comdat symbol")),
+    // llvm.* argument and result attributes (LLVMDialect::verifyRegionArg/ResultAttribute)
+    ("llvm.func @f(%a: !llvm.ptr {llvm.noalias, llvm.align = 4 : i64, llvm.byval = i32, llvm.dereferenceable = 8 : i64}, %b: i32 {llvm.signext, llvm.noundef, llvm.inreg}, %c: f32 {llvm.allocalign, llvm.foo})", None),
+    ("llvm.func @f() -> (!llvm.ptr {llvm.noalias, llvm.nonnull, llvm.align = 8 : i64, llvm.elementtype = i8})", None),
+    ("func.func private @f(%a: !llvm.ptr {llvm.nocapture}, %b: i8 {llvm.zeroext})", None),
+    ("llvm.func @f(%a: i32 {llvm.noalias})", Some("\"llvm.noalias\" attribute attached to non-pointer LLVM type")),
+    ("llvm.func @f(%a: vector<2x!llvm.ptr> {llvm.nonnull})", Some("\"llvm.nonnull\" attribute attached to non-pointer LLVM type")),
+    ("llvm.func @f(%a: !llvm.ptr {llvm.readonly = 1 : i32})", Some("\"llvm.readonly\" should be a unit attribute")),
+    ("llvm.func @f(%a: !llvm.ptr {llvm.align = \"x\"})", Some("\"llvm.align\" should be an integer attribute")),
+    ("llvm.func @f(%a: !llvm.ptr {llvm.sret})", Some("\"llvm.sret\" should be a type attribute")),
+    ("llvm.func @f(%a: f32 {llvm.zeroext})", Some("\"llvm.zeroext\" attribute attached to non-integer LLVM type")),
+    ("llvm.func @f(%a: i32 {llvm.noalias, llvm.byval = 1})", Some("\"llvm.byval\" should be a type attribute")),
+    ("llvm.func @f() -> (!llvm.ptr {llvm.readonly})", Some("\"llvm.readonly\" is not a valid result attribute")),
+    ("llvm.func @f() -> (i32 {llvm.returned})", Some("\"llvm.returned\" is not a valid result attribute")),
+    ("func.func @f(%a: i32 {llvm.noalias}) {\n  return\n}", Some("\"llvm.noalias\" attribute attached to non-pointer LLVM type")),
+    ("llvm.func @f(%a: i32) attributes {arg_attrs = [{llvm.noalias}, {}]}", Some("expects argument attribute array to have the same number of elements as the number of function arguments, got 2, but expected 1")),
+    ("llvm.func internal hidden unnamed_addr cc_10 @i() vscale_range(1, 2) {\n  llvm.return\n}\nllvm.func protected local_unnamed_addr fastcc @p()\nllvm.func @s(%a: !llvm.struct<(i32)>) -> !llvm.struct<(i32)> {\n  llvm.return %a : !llvm.struct<(i32)>\n}\nllvm.func @c() {\n  llvm.call cc_10 @i() : () -> ()\n  llvm.return\n}", None),
+    ("\"llvm.func\"() ({}) {sym_name = \"f\", function_type = i64} : () -> ()", Some("attribute 'function_type' failed to satisfy constraint: type attribute of LLVM function type")),
+    ("\"llvm.func\"() ({\n^bb0(%a: i64):\n  llvm.return\n}) {function_type = !llvm.func<void ()>, sym_name = \"f\"} : () -> ()", Some("entry block must have 0 arguments to match function signature")),
+    ("\"llvm.func\"() ({\n^bb0(%a: i32):\n  llvm.return\n}) {function_type = !llvm.func<void (i64)>, sym_name = \"f\"} : () -> ()", Some("type of entry block argument #0('i32') must match the type of the corresponding argument in function signature('i64')")),
+    ("llvm.func @f(%a: i32, ..., %b: i32)", Some("variadic arguments must be in the end of the argument list")),
+    // access groups, alias scopes and TBAA tags on memory ops (ODS array constraints)
+    ("#g = #llvm.access_group<id = distinct[0]<>>\n#d = #llvm.alias_scope_domain<id = distinct[1]<>>\n#s = #llvm.alias_scope<id = distinct[2]<>, domain = #d>\nllvm.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p {access_groups = [#g], alias_scopes = [#s], noalias_scopes = [#s]} : !llvm.ptr -> i32\n  llvm.store %0, %p {access_groups = [#g], alias_scopes = [#s], noalias_scopes = [#s]} : i32, !llvm.ptr\n  llvm.return\n}", None),
+    ("#g = #llvm.access_group<id = distinct[0]<>>\n#d = #llvm.alias_scope_domain<id = distinct[1]<>>\n#s = #llvm.alias_scope<id = distinct[2]<>, domain = #d>\nllvm.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p {access_groups = [1 : i32]} : !llvm.ptr -> i32\n  llvm.store %0, %p {access_groups = [1 : i32]} : i32, !llvm.ptr\n  llvm.return\n}", Some("attribute 'access_groups' failed to satisfy constraint: LLVM dialect access group metadata array")),
+    ("#g = #llvm.access_group<id = distinct[0]<>>\n#d = #llvm.alias_scope_domain<id = distinct[1]<>>\n#s = #llvm.alias_scope<id = distinct[2]<>, domain = #d>\nllvm.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p {alias_scopes = [\"a\"]} : !llvm.ptr -> i32\n  llvm.store %0, %p {alias_scopes = [\"a\"]} : i32, !llvm.ptr\n  llvm.return\n}", Some("attribute 'alias_scopes' failed to satisfy constraint: LLVM dialect alias scope array")),
+    ("#g = #llvm.access_group<id = distinct[0]<>>\n#d = #llvm.alias_scope_domain<id = distinct[1]<>>\n#s = #llvm.alias_scope<id = distinct[2]<>, domain = #d>\nllvm.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p {noalias_scopes = 1} : !llvm.ptr -> i32\n  llvm.store %0, %p {noalias_scopes = 1} : i32, !llvm.ptr\n  llvm.return\n}", Some("attribute 'noalias_scopes' failed to satisfy constraint: LLVM dialect alias scope array")),
+    ("#g = #llvm.access_group<id = distinct[0]<>>\n#d = #llvm.alias_scope_domain<id = distinct[1]<>>\n#s = #llvm.alias_scope<id = distinct[2]<>, domain = #d>\nllvm.func @f(%p: !llvm.ptr) {\n  %0 = llvm.load %p {tbaa = [#g]} : !llvm.ptr -> i32\n  llvm.store %0, %p {tbaa = [#g]} : i32, !llvm.ptr\n  llvm.return\n}", Some("attribute 'tbaa' failed to satisfy constraint: LLVM dialect TBAA tag metadata array")),
 ];
 
 #[test]

@@ -1,19 +1,21 @@
 //! MLIR verifier rules that live in C++ (`verify()` / `verifySymbolUses()` of the ops), for
 //! table ops the generated table cannot describe: cast compatibility of the scaling casts,
 //! symbol references that must name a particular kind of op, LLVM atomic memory accesses,
-//! landing pads, NVVM conversion and attribute-combination rules, AMDGPU buffer casts, and
+//! landing pads, NVVM conversion and attribute-combination rules, AMDGPU buffer casts, NVGPU
+//! TMA and warpgroup MMA rules, and
 //! a few vector / gpu / bufferization rules. Each rule was written from MLIR 22's behaviour
 //! (the verdict and message of `mlir-opt-22` on an accepted and a rejected case, see
 //! `crates/memplan-ir/tests/cpp_rules.rs`), and only rejects what `mlir-opt-22` rejects: an
 //! attribute or type the rule does not understand leaves the op alone.
 //!
-//! One file per dialect family (`llvm`, `amdgpu`, `nvvm`, `misc` for arith / async / gpu /
+//! One file per dialect family (`llvm`, `amdgpu`, `nvvm`, `nvgpu`, `misc` for arith / async / gpu /
 //! bufferization / vector / affine); the helpers they share (attribute access, element types,
 //! shape compatibility, symbol lookup) are here.
 
 mod amdgpu;
 pub(crate) mod llvm;
 mod misc;
+mod nvgpu;
 mod nvvm;
 
 use crate::attrs::Attribute;
@@ -206,10 +208,15 @@ pub(crate) fn llvm_compatible(t: &Type) -> bool {
 /// Runs the C++ rules of op `id` (table ops only; the caller prefixes `'name' op`).
 pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
     let name = m.op(id).name.as_str();
+    if name == "func.func" || name == "gpu.func" {
+        // the LLVM dialect's rules for `llvm.*` argument / result attributes
+        llvm::params::verify(m, id)?;
+    }
     match name.split('.').next().unwrap_or("") {
         "llvm" => llvm::verify(m, id),
         "amdgpu" => amdgpu::verify(m, id),
         "nvvm" => nvvm::verify(m, id),
+        "nvgpu" => nvgpu::verify(m, id),
         _ => misc::verify(m, id),
     }
 }

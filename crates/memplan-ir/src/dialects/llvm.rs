@@ -418,10 +418,80 @@ fn result_of(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 
 // ===================== ops =====================
 
+/// LLVM's calling-convention keywords (MLIR's `CConv` enum).
+const CCONVS: &[&str] = &[
+    "ccc",
+    "fastcc",
+    "coldcc",
+    "cc_10",
+    "cc_11",
+    "anyregcc",
+    "preserve_mostcc",
+    "preserve_allcc",
+    "swiftcc",
+    "cxx_fast_tlscc",
+    "tailcc",
+    "cfguard_checkcc",
+    "swifttailcc",
+    "x86_stdcallcc",
+    "x86_fastcallcc",
+    "arm_apcscc",
+    "arm_aapcscc",
+    "arm_aapcs_vfpcc",
+    "msp430_intrcc",
+    "x86_thiscallcc",
+    "ptx_kernelcc",
+    "ptx_devicecc",
+    "spir_funccc",
+    "spir_kernelcc",
+    "intel_ocl_bicc",
+    "x86_64_sysvcc",
+    "win64cc",
+    "x86_vectorcallcc",
+    "hhvmcc",
+    "hhvm_ccc",
+    "x86_intrcc",
+    "avr_intrcc",
+    "avr_builtincc",
+    "amdgpu_vscc",
+    "amdgpu_gscc",
+    "amdgpu_cscc",
+    "amdgpu_kernelcc",
+    "x86_regcallcc",
+    "amdgpu_hscc",
+    "msp430_builtincc",
+    "amdgpu_lscc",
+    "amdgpu_escc",
+    "aarch64_vectorcallcc",
+    "aarch64_sve_vectorcallcc",
+    "wasm_emscripten_invokecc",
+    "amdgpu_gfxcc",
+    "m68k_intrcc",
+];
+
 fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if let Some(l) = p.parse_optional_keyword_of(&crate::ods::LINKAGES) {
         st.props
             .set("linkage", Attribute::Opaque(format!("#llvm.linkage<{l}>")));
+    }
+    // MLIR's LLVMFuncOp::parse: [visibility] [unnamed_addr] [cconv] before the name
+    if let Some(v) = p.parse_optional_keyword_of(&["default", "hidden", "protected"]) {
+        let n = match v {
+            "hidden" => 1,
+            "protected" => 2,
+            _ => 0,
+        };
+        st.props
+            .set("visibility_", Attribute::int(n, Type::int(64)));
+    }
+    if let Some(u) = p.parse_optional_keyword_of(&["unnamed_addr", "local_unnamed_addr"]) {
+        let n = if u == "unnamed_addr" { 2 } else { 1 };
+        st.props
+            .set("unnamed_addr", Attribute::int(n, Type::int(64)));
+    }
+    if let Some(cc) = p.parse_optional_keyword_of(CCONVS) {
+        st.props
+            .set("CConv", Attribute::Opaque(format!("#llvm.cconv<{cc}>")));
     }
     let name_span = p.current_span();
     let name = p.parse_symbol_name()?;
@@ -436,6 +506,8 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
                 p.bump();
             }
             vararg = true;
+        } else if vararg {
+            return Err(p.error_here("variadic arguments must be in the end of the argument list"));
         } else if p.at(Tok::PercentId) {
             let a = p.parse_argument(true, true)?;
             in_types.push(a.ty.clone());
@@ -490,6 +562,19 @@ fn parse_func(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         st.props.set(
             "res_attrs",
             Attribute::Array(res_attrs.into_iter().map(Attribute::Dict).collect()),
+        );
+    }
+    if p.parse_optional_keyword("vscale_range") {
+        p.parse_lparen()?;
+        let lo = p.parse_integer()?;
+        p.parse_comma()?;
+        let hi = p.parse_integer()?;
+        p.parse_rparen()?;
+        st.props.set(
+            "vscale_range",
+            Attribute::Opaque(format!(
+                "#llvm.vscale_range<minRange = {lo} : i32, maxRange = {hi} : i32>"
+            )),
         );
     }
     if p.parse_optional_keyword("comdat") {

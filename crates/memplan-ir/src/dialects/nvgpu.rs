@@ -38,7 +38,7 @@ pub fn verify(m: &Module, op: OpId) -> Result<(), String> {
 
 /// `NVGPUDialect::hasSharedMemoryAddressSpace`: memory space `3` or
 /// `#gpu.address_space<workgroup>`; `None` when the space is of a kind this does not read.
-fn in_shared_memory(t: &Type) -> Option<bool> {
+pub(crate) fn in_shared_memory(t: &Type) -> Option<bool> {
     let TypeKind::MemRef { memory_space, .. } = t.kind() else {
         return None;
     };

@@ -326,7 +326,9 @@ pub(super) fn parse_type_for(
                 text.push_str(&p.source()[start..end]);
                 p.reset(end);
             }
-            return Ok(Type::new(TypeKind::Opaque(text)));
+            return Ok(Type::new(TypeKind::Opaque(
+                crate::parser::tidy_dialect_text(&text),
+            )));
         }
     }
     p.parse_type()

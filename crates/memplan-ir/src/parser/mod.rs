@@ -12,6 +12,7 @@
 mod attrs;
 mod literals;
 mod types;
+pub(crate) use types::tidy_dialect_text;
 
 use std::collections::HashMap;
 

@@ -182,7 +182,7 @@ impl<'a> Parser<'a> {
                 return Err(Diagnostic::new(span, msg));
             }
         }
-        let text = self.src[span.start as usize..stop].to_string();
+        let text = tidy_dialect_text(&self.src[span.start as usize..stop]);
         self.reset(stop);
         Ok(Type::new(TypeKind::Opaque(text)))
     }
@@ -790,4 +790,42 @@ fn mma_matrix_error(body: &str) -> Option<&'static str> {
         return Some("operand expected to be one of AOp, BOp or COp");
     }
     None
+}
+
+/// The text of a dialect type with its layout made canonical, so that two spellings of one
+/// type compare equal (MLIR compares the parsed types): whitespace runs become one space,
+/// none after an opening or before a closing bracket or a comma, exactly one after a comma.
+/// String literals are kept as written.
+pub(crate) fn tidy_dialect_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    let mut pending_space = false;
+    while let Some(c) = chars.next() {
+        if c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        let last = out.chars().last();
+        let opens = matches!(last, Some('<' | '(' | '[' | '{') | None);
+        let closes = matches!(c, '>' | ')' | ']' | '}' | ',');
+        if (last == Some(',') || (pending_space && !opens)) && !closes {
+            out.push(' ');
+        }
+        pending_space = false;
+        out.push(c);
+        if c == '"' {
+            // copy the string literal through its closing quote
+            while let Some(d) = chars.next() {
+                out.push(d);
+                if d == '\\' {
+                    if let Some(e) = chars.next() {
+                        out.push(e);
+                    }
+                } else if d == '"' {
+                    break;
+                }
+            }
+        }
+    }
+    out
 }

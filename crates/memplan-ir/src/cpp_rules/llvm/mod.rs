@@ -6,6 +6,7 @@ mod call;
 mod constant;
 mod global;
 mod ops;
+pub(crate) mod params;
 pub(crate) mod ty;
 
 use super::{attr, enum_kw, float_width, int_attr, referenced};
@@ -148,6 +149,7 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
     let ops = m.operands(id);
     let rs = m.results(id);
     let ty = |v: &ValueId| m.value_type(*v);
+    ops::metadata_arrays(m, id)?;
     match d.name.as_str() {
         "llvm.mlir.addressof" => {
             if let Ok(found) = referenced(m, id, "global_name") {
@@ -239,6 +241,8 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
         "llvm.insertvalue" => ops::value_position(m, id, true)?,
         "llvm.func" => {
             ops::func_attrs(m, id)?;
+            params::verify_signature(m, id)?;
+            params::verify(m, id)?;
             ops::func_body(m, id)?;
             global::comdat(m, id)?;
             // a declaration (no body) links externally

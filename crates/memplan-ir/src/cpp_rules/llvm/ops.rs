@@ -441,3 +441,60 @@ pub(super) fn inline_asm(m: &Module, id: OpId) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The alias-analysis and access-group attributes of the memory ops that declare them
+/// (ODS constraints MLIR checks on `access_groups`, `alias_scopes`, `noalias_scopes` and
+/// `tbaa`): arrays whose elements are all `#llvm.access_group`, `#llvm.alias_scope` or
+/// `#llvm.tbaa_tag` attributes.
+pub(super) fn metadata_arrays(m: &Module, id: OpId) -> Result<(), String> {
+    const KINDS: &[(&str, &str, &str)] = &[
+        (
+            "access_groups",
+            "#llvm.access_group<",
+            "LLVM dialect access group metadata array",
+        ),
+        (
+            "alias_scopes",
+            "#llvm.alias_scope<",
+            "LLVM dialect alias scope array",
+        ),
+        (
+            "noalias_scopes",
+            "#llvm.alias_scope<",
+            "LLVM dialect alias scope array",
+        ),
+        (
+            "tbaa",
+            "#llvm.tbaa_tag<",
+            "LLVM dialect TBAA tag metadata array",
+        ),
+    ];
+    let Some(def) = crate::ods::table().get(m.op(id).name.as_str()) else {
+        return Ok(());
+    };
+    for &(name, prefix, what) in KINDS {
+        if !def.attr_names.contains(&name) {
+            continue;
+        }
+        let Some(a) = attr(m, id, name) else {
+            continue;
+        };
+        let ok = match a {
+            Attribute::Array(items) => items.iter().all(|e| match e {
+                Attribute::Opaque(t) => {
+                    let t = t.trim();
+                    // an element this cannot read (another spelling) is left alone
+                    t.starts_with(prefix) || !t.starts_with("#llvm")
+                }
+                _ => false,
+            }),
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "attribute '{name}' failed to satisfy constraint: {what}"
+            ));
+        }
+    }
+    Ok(())
+}

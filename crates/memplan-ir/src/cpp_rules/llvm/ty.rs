@@ -104,7 +104,17 @@ impl LTy {
             }
             ("struct", Some(b)) => parse_struct(b)?,
             ("func", Some(b)) => {
-                let open = b.find('(')?;
+                // the parameter list: the first `(` outside the result type's brackets
+                let mut depth = 0i32;
+                let open = b.char_indices().find_map(|(i, c)| {
+                    match c {
+                        '<' => depth += 1,
+                        '>' => depth -= 1,
+                        '(' if depth == 0 => return Some(i),
+                        _ => {}
+                    }
+                    None
+                })?;
                 let ret = LTy::parse(&b[..open])?;
                 let inner = b[open..].trim().strip_prefix('(')?.strip_suffix(')')?;
                 let mut params = Vec::new();
