@@ -273,6 +273,23 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
+        "vector.reduction" => {
+            // ReductionOp::verify: a 0-D or 1-D source, a combining kind the result type
+            // supports.
+            if let Some(TypeKind::Vector { shape, .. }) = ops.first().map(|a| ty(a).kind()) {
+                if shape.len() > 1 {
+                    return Err(format!("unsupported reduction rank: {}", shape.len()));
+                }
+            }
+            if let (Some(r), Some(kind)) = (rs.first(), enum_of(m, id, "kind")) {
+                let e = ty(r);
+                if !crate::dialects::vector::combining_kind_supported(kind, e) {
+                    return Err(format!(
+                        "unsupported reduction type '{e}' for kind '{kind}'"
+                    ));
+                }
+            }
+        }
         "vector.scan" => {
             // ScanOp::verify: a reduction dim inside the source, an initial value of the
             // source's shape without that dim, a combining kind the element type supports.
