@@ -179,6 +179,21 @@ pub(crate) fn parse_arg_name(p: &mut Parser<'_>) -> PResult<Argument> {
     p.parse_argument(false, false)
 }
 
+/// `scf.for`'s induction variable: MLIR reads it with `parseOperand`, so unlike the other
+/// region arguments it takes no `loc(...)`.
+fn parse_iv_name(p: &mut Parser<'_>) -> PResult<Argument> {
+    let next = p.peek2();
+    if p.at(Tok::PercentId) && next.kind == Tok::HashId && next.span.start == p.current_span().end {
+        return Err(p.error_here("result number not allowed in argument list"));
+    }
+    Ok(Argument {
+        name: p.parse_operand()?,
+        ty: Type::none(),
+        attrs: None,
+        loc: None,
+    })
+}
+
 /// Region arguments from parsed names (with their locations) and types.
 pub(crate) fn make_args(names: &[Argument], tys: &[Type]) -> Vec<Argument> {
     names
@@ -223,7 +238,7 @@ fn args_plain(m: &Module, b: crate::BlockId) -> bool {
 
 fn parse_for(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let unsigned = p.parse_optional_keyword("unsigned");
-    let iv = parse_arg_name(p)?;
+    let iv = parse_iv_name(p)?;
     p.parse_equal()?;
     let lb = p.parse_operand()?;
     p.parse_keyword("to")?;
