@@ -8,7 +8,7 @@ use crate::types::{TypeKind, DYNAMIC};
 
 /// `arith.scaling_extf` / `arith.scaling_truncf`: the input and the result have compatible
 /// shapes and float elements, the result wider (ext) or narrower (trunc).
-fn scaling_cast(m: &Module, id: OpId, wider: bool) -> Result<(), String> {
+pub(super) fn scaling_cast(m: &Module, id: OpId, wider: bool) -> Result<(), String> {
     let ops = m.operands(id);
     let rs = m.results(id);
     let (Some(a), Some(r)) = (ops.first(), rs.first()) else {

@@ -721,6 +721,8 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
     let ops = m.operands(id);
     let rs = m.results(id);
     if op.has_trait("Elementwise") {
+        // CastOpInterface comes before Elementwise in these ops' trait lists
+        crate::cpp_rules::cast_interface(m, id)?;
         verify_elementwise(m, ops, rs)?;
     }
     for v in op.trait_values("ElemSame") {
