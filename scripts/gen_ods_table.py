@@ -11,7 +11,7 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
   traits      comma-separated: the structural traits memplan uses (Terminator, IsolatedFromAbove,
               NoTerminator, SingleBlock, SymbolTable, SameOperandsAndResultType, SameTypeOperands,
               AttrSizedOperandSegments, AttrSizedResultSegments, SameVariadicOperandSize,
-              SameVariadicResultSize, InferTypeOpInterface, SingleBlockImplicitTerminator=OP,
+              SameVariadicResultSize, InferTypeOpInterface, Elementwise, SingleBlockImplicitTerminator=OP,
               AllTypesMatch=a|b, TypesMatchWith=from|to|how, ElemSame=r0|o1|summary (element
               types of result 0 and operand 1 equal; the summary with `+` for spaces),
               CustomAssemblyFormat)
@@ -111,6 +111,7 @@ PLAIN_TRAITS = {
     "InferTypeOpAdaptor",
     "SameOperandsAndResultElementType",
     "SameOperandsAndResultShape",
+    "Elementwise",
 }
 
 FLOATS = {

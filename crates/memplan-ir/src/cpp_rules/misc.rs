@@ -8,7 +8,7 @@ use crate::types::{TypeKind, DYNAMIC};
 
 /// `arith.scaling_extf` / `arith.scaling_truncf`: the input and the result have compatible
 /// shapes and float elements, the result wider (ext) or narrower (trunc).
-fn scaling_cast(m: &Module, id: OpId, wider: bool) -> Result<(), String> {
+pub(super) fn scaling_cast(m: &Module, id: OpId, wider: bool) -> Result<(), String> {
     let ops = m.operands(id);
     let rs = m.results(id);
     let (Some(a), Some(r)) = (ops.first(), rs.first()) else {
@@ -305,6 +305,23 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                         "operand types do not match the types returned from the parent FuncOp"
                             .into(),
                     );
+                }
+            }
+        }
+        "vector.reduction" => {
+            // ReductionOp::verify: a 0-D or 1-D source, a combining kind the result type
+            // supports.
+            if let Some(TypeKind::Vector { shape, .. }) = ops.first().map(|a| ty(a).kind()) {
+                if shape.len() > 1 {
+                    return Err(format!("unsupported reduction rank: {}", shape.len()));
+                }
+            }
+            if let (Some(r), Some(kind)) = (rs.first(), enum_of(m, id, "kind")) {
+                let e = ty(r);
+                if !crate::dialects::vector::combining_kind_supported(kind, e) {
+                    return Err(format!(
+                        "unsupported reduction type '{e}' for kind '{kind}'"
+                    ));
                 }
             }
         }

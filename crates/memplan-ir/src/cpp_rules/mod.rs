@@ -220,3 +220,13 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
         _ => misc::verify(m, id),
     }
 }
+
+/// The CastOpInterface rule of the ops whose cast check lives here, for callers that must
+/// run it in MLIR's trait order (before the `Elementwise` trait of the op table).
+pub(crate) fn cast_interface(m: &Module, id: OpId) -> Result<(), String> {
+    match m.op(id).name.as_str() {
+        "arith.scaling_extf" => misc::scaling_cast(m, id, true),
+        "arith.scaling_truncf" => misc::scaling_cast(m, id, false),
+        _ => Ok(()),
+    }
+}

@@ -79,7 +79,7 @@ fn parse_execute(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         loop {
             vals.push(p.parse_operand()?);
             p.parse_keyword("as")?;
-            names.push(p.parse_operand()?);
+            names.push(super::scf::parse_arg_name(p)?);
             p.parse_colon()?;
             let start = p.current_pos();
             let t = p.parse_type()?;

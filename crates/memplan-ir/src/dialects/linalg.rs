@@ -140,7 +140,7 @@ pub fn register(r: &mut Registry) {
         r.register(OpDef {
             parse: Some(parse_permuting),
             print: Some(print_permuting),
-            verify: Some(verify_structured),
+            verify: Some(verify_permuting),
             traits: traits::SINGLE_BLOCK,
             inherent: &["permutation", "dimensions"],
             ..OpDef::new(n)
@@ -1298,6 +1298,86 @@ fn verify_structured(m: &Module, op: OpId) -> Result<(), String> {
     verify_structured_impl(m, op, false).map(|_| ())
 }
 
+/// `TransposeOp::verify` / `BroadcastOp::verify` after the structured-op rules: the
+/// permutation is one of the input's dims, ranks agree and each init dim equals the input dim
+/// it comes from (broadcast: the init dims not listed in `dimensions`, in order). Sizes are
+/// compared as written, `?` included, as MLIR compares them.
+fn verify_permuting(m: &Module, op: OpId) -> Result<(), String> {
+    let (ins, outs) = verify_structured_impl(m, op, false)?;
+    let (Some(&input), Some(&init)) = (ins.first(), outs.first()) else {
+        return Ok(());
+    };
+    let (Some(in_shape), Some(init_shape)) = (
+        m.value_type(input).shape().map(<[i64]>::to_vec),
+        m.value_type(init).shape().map(<[i64]>::to_vec),
+    ) else {
+        return Ok(());
+    };
+    let d = m.op(op);
+    if d.name == "linalg.transpose" {
+        let Some(perm) = inherent(d, "permutation").and_then(Attribute::as_int_array) else {
+            return Ok(());
+        };
+        let n = perm.len() as i64;
+        let mut seen = vec![false; perm.len()];
+        for &x in perm.iter() {
+            if x < 0 || x >= n || std::mem::replace(&mut seen[x as usize], true) {
+                return Err("permutation is not valid".into());
+            }
+        }
+        let rank = in_shape.len();
+        if rank != init_shape.len() {
+            return Err(format!(
+                "input rank ({rank}) does not match init rank ({})",
+                init_shape.len()
+            ));
+        }
+        if rank != perm.len() {
+            return Err(format!(
+                "size of permutation {} does not match the argument rank {rank}",
+                perm.len()
+            ));
+        }
+        for (i, &p) in perm.iter().enumerate() {
+            let (a, b) = (in_shape[p as usize], init_shape[i]);
+            if a != b {
+                return Err(format!(
+                    "dim(result, {i}) = {b} doesn't match dim(input, permutation[{i}]) = {a}"
+                ));
+            }
+        }
+        return Ok(());
+    }
+    let Some(dims) = inherent(d, "dimensions").and_then(Attribute::as_int_array) else {
+        return Ok(());
+    };
+    let (in_rank, init_rank) = (in_shape.len(), init_shape.len());
+    if in_rank + dims.len() != init_rank {
+        return Err(format!(
+            "input rank plus added dimensions does not match init rank. input rank: {in_rank}, dimensions size: {}, init rank: {init_rank}",
+            dims.len()
+        ));
+    }
+    for (i, &x) in dims.iter().enumerate() {
+        if x < 0 || x >= init_rank as i64 {
+            return Err(format!(
+                "dimension {i} is out of range. expected range: [0, {}], got: {x}",
+                init_rank as i64 - 1
+            ));
+        }
+    }
+    let kept = (0..init_rank as i64).filter(|x| !dims.contains(x));
+    for (i, j) in kept.enumerate() {
+        let (a, b) = (in_shape[i], init_shape[j as usize]);
+        if a != b {
+            return Err(format!(
+                "input dim {i} should match init dim {j}. input: {a}, init: {b}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `MapOp::verify` / `ReduceOp::verify`: the mapper's arity and argument types, equal
 /// shapes of inputs and init (map); equal input shapes, equal init shapes, the reduced
 /// dimensions in range and the init shape equal to the input shape without them (reduce).
@@ -1445,6 +1525,22 @@ fn verify_structured_impl(
     let Some((ins, outs)) = split_operands(m, op) else {
         return Err("operand segments do not match the operand count".into());
     };
+    // LinalgOp interface: tensors and memrefs are not mixed (scalars aside).
+    let kinds = ins.iter().chain(outs).map(|&v| m.value_type(v));
+    let (mut tensors, mut memrefs) = (false, false);
+    for t in kinds {
+        tensors |= matches!(
+            t.kind(),
+            TypeKind::RankedTensor { .. } | TypeKind::UnrankedTensor { .. }
+        );
+        memrefs |= matches!(
+            t.kind(),
+            TypeKind::MemRef { .. } | TypeKind::UnrankedMemRef { .. }
+        );
+    }
+    if tensors && memrefs {
+        return Err("expected to have pure tensor or buffer semantics".into());
+    }
     if let Some(a) = inherent(d, "indexing_maps") {
         let Attribute::Array(maps) = a else {
             return Err("'indexing_maps' must be an array of affine maps".into());

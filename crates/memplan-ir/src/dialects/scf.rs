@@ -152,10 +152,11 @@ pub fn register(r: &mut Registry) {
     ));
 }
 
-/// `(%a = %x, %b = %y)`: region argument names and their initial values.
+/// `(%a = %x, %b = %y)`: region arguments (name and optional `loc(...)`, type not yet known)
+/// and their initial values.
 pub(crate) fn parse_assignment_list(
     p: &mut Parser<'_>,
-) -> PResult<(Vec<UnresolvedOperand>, Vec<UnresolvedOperand>)> {
+) -> PResult<(Vec<Argument>, Vec<UnresolvedOperand>)> {
     let mut args = Vec::new();
     let mut vals = Vec::new();
     p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
@@ -167,25 +168,40 @@ pub(crate) fn parse_assignment_list(
     Ok((args, vals))
 }
 
-/// A region argument name `%x` (a result number `%x#0` is rejected, as MLIR does).
-pub(crate) fn parse_arg_name(p: &mut Parser<'_>) -> PResult<UnresolvedOperand> {
+/// A region argument `%x loc(...)` without a type, as MLIR's `parseArgument(allowType=false)`
+/// reads it: a result number `%x#0` is rejected, a trailing location is kept. The type is
+/// filled in by [`make_args`].
+pub(crate) fn parse_arg_name(p: &mut Parser<'_>) -> PResult<Argument> {
     let next = p.peek2();
     if p.at(Tok::PercentId) && next.kind == Tok::HashId && next.span.start == p.current_span().end {
         return Err(p.error_here("result number not allowed in argument list"));
     }
-    p.parse_operand()
+    p.parse_argument(false, false)
 }
 
-/// Region arguments from names and types.
-pub(crate) fn make_args(names: &[UnresolvedOperand], tys: &[Type]) -> Vec<Argument> {
+/// `scf.for`'s induction variable: MLIR reads it with `parseOperand`, so unlike the other
+/// region arguments it takes no `loc(...)`.
+fn parse_iv_name(p: &mut Parser<'_>) -> PResult<Argument> {
+    let next = p.peek2();
+    if p.at(Tok::PercentId) && next.kind == Tok::HashId && next.span.start == p.current_span().end {
+        return Err(p.error_here("result number not allowed in argument list"));
+    }
+    Ok(Argument {
+        name: p.parse_operand()?,
+        ty: Type::none(),
+        attrs: None,
+        loc: None,
+    })
+}
+
+/// Region arguments from parsed names (with their locations) and types.
+pub(crate) fn make_args(names: &[Argument], tys: &[Type]) -> Vec<Argument> {
     names
         .iter()
         .zip(tys)
         .map(|(n, t)| Argument {
-            name: n.clone(),
             ty: t.clone(),
-            attrs: None,
-            loc: None,
+            ..n.clone()
         })
         .collect()
 }
@@ -222,7 +238,7 @@ fn args_plain(m: &Module, b: crate::BlockId) -> bool {
 
 fn parse_for(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let unsigned = p.parse_optional_keyword("unsigned");
-    let iv = parse_arg_name(p)?;
+    let iv = parse_iv_name(p)?;
     p.parse_equal()?;
     let lb = p.parse_operand()?;
     p.parse_keyword("to")?;

@@ -740,6 +740,11 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
     };
     let ops = m.operands(id);
     let rs = m.results(id);
+    if op.has_trait("Elementwise") {
+        // CastOpInterface comes before Elementwise in these ops' trait lists
+        crate::cpp_rules::cast_interface(m, id)?;
+        verify_elementwise(m, ops, rs)?;
+    }
     for v in op.trait_values("ElemSame") {
         let mut it = v.split('|');
         let (Some(a), Some(b), Some(why)) = (it.next(), it.next(), it.next()) else {
@@ -1106,6 +1111,61 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
             }
         }
         _ => {}
+    }
+    Ok(())
+}
+
+/// MLIR's `OpTrait::impl::verifyElementwise`: vectors and tensors ("mappable" types) among
+/// the operands and results come together, every result is mappable once an operand is, and
+/// all of them have the same type class and compatible shapes. Scalable dims are compared by
+/// size only (never stricter than MLIR).
+fn verify_elementwise(m: &Module, ops: &[ValueId], rs: &[ValueId]) -> Result<(), String> {
+    // 0: vector, 1: ranked tensor, 2: unranked tensor (MLIR compares their TypeIDs)
+    let class = |t: &Type| match t.kind() {
+        TypeKind::Vector { .. } => Some(0),
+        TypeKind::RankedTensor { .. } => Some(1),
+        TypeKind::UnrankedTensor { .. } => Some(2),
+        _ => None,
+    };
+    let mappable = |vs: &[ValueId]| -> Vec<&Type> {
+        vs.iter()
+            .map(|&v| m.value_type(v))
+            .filter(|t| class(t).is_some())
+            .collect()
+    };
+    let (mo, mr) = (mappable(ops), mappable(rs));
+    if mo.is_empty() && mr.is_empty() {
+        return Ok(());
+    }
+    if mo.is_empty() {
+        return Err(
+            "if a result is non-scalar, then at least one operand must be non-scalar".into(),
+        );
+    }
+    if mr.is_empty() {
+        return Err(
+            "if an operand is non-scalar, then there must be at least one non-scalar result".into(),
+        );
+    }
+    if mr.len() != rs.len() {
+        return Err("if an operand is non-scalar, then all results must be non-scalar".into());
+    }
+    let all: Vec<&Type> = mo.into_iter().chain(mr).collect();
+    let base = class(all[0]);
+    let same_class = all.iter().all(|t| class(t) == base);
+    let ranked: Vec<&[i64]> = all.iter().filter_map(|t| t.shape()).collect();
+    let compatible = ranked.windows(2).all(|w| w[0].len() == w[1].len())
+        && ranked.first().is_none_or(|s0| {
+            (0..s0.len()).all(|k| {
+                let mut fixed = ranked.iter().map(|s| s[k]).filter(|&x| x != crate::DYNAMIC);
+                let first = fixed.next();
+                fixed.all(|x| Some(x) == first)
+            })
+        });
+    if !same_class || !compatible {
+        return Err(
+            "all non-scalar operands/results must have the same shape and base type".into(),
+        );
     }
     Ok(())
 }
