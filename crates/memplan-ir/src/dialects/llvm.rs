@@ -1405,6 +1405,11 @@ fn parse_alias(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     move_to_props(st, ALIAS_INHERENT);
     let ty = p.parse_colon_type()?;
     st.props.set("alias_type", Attribute::Type(ty));
+    // What mlir-opt's custom parser sets when the keyword is absent (as for globals).
+    if !st.props.contains("unnamed_addr") {
+        st.props
+            .set("unnamed_addr", Attribute::int(0, Type::int(64)));
+    }
     match p.parse_optional_region(&[])? {
         Some(r) => st.regions.push(r),
         None => return Err(p.error_expected("'{'")),
