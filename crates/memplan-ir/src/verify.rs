@@ -299,6 +299,9 @@ impl Ctx<'_> {
         }
         crate::dialects::gpu::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         crate::dialects::nvvm::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
+        // MLIR reports data-layout errors at the op without the "'op' op" prefix.
+        crate::dialects::dlti::verify_discardable_attrs(m, op)
+            .map_err(|e| Diagnostic::new(span_of(m, op), e))?;
         // Symbol visibility (MLIR's SymbolOpInterface): registered ops only.
         let sym_visibility = d
             .props

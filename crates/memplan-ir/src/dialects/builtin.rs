@@ -19,6 +19,7 @@ pub fn register(r: &mut Registry) {
             | traits::GRAPH_REGION
             | traits::SINGLE_BLOCK,
         inherent: INHERENT,
+        verify: Some(verify_module),
         ..OpDef::new("builtin.module")
     });
     r.register(OpDef {
@@ -51,6 +52,19 @@ fn parse_unrealized_cast(p: &mut Parser<'_>, st: &mut OperationState) -> PResult
     p.parse_keyword("to")?;
     st.result_types = p.parse_type_list()?;
     p.parse_optional_attr_dict(&mut st.attrs)?;
+    Ok(())
+}
+
+/// MLIR's `ModuleOp::verify`: discardable attributes must carry a dialect prefix.
+fn verify_module(m: &crate::ir::Module, op: OpId) -> Result<(), String> {
+    for a in m.op(op).attrs.iter() {
+        let name: &str = &a.name;
+        if !name.contains('.') && !INHERENT.contains(&name) {
+            return Err(format!(
+                "can only contain attributes with dialect-prefixed names, found: '{name}'"
+            ));
+        }
+    }
     Ok(())
 }
 

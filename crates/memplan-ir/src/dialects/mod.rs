@@ -12,6 +12,7 @@ pub mod async_ops;
 pub mod bufferization;
 pub mod builtin;
 pub mod cf;
+pub mod dlti;
 pub mod func;
 pub mod gpu;
 pub mod linalg;

@@ -170,6 +170,14 @@ pub(crate) fn parse_type_str(src: &str) -> Option<Type> {
     (p.tok.kind == crate::lexer::Tok::Eof).then_some(t)
 }
 
+/// The attribute spelled exactly `src` (no aliases, nothing after it), or `None`.
+pub(crate) fn parse_attr_str(src: &str) -> Option<crate::Attribute> {
+    let reg = Registry::empty();
+    let mut p = Parser::new(src, &reg, ParseOptions::default());
+    let a = p.parse_attribute().ok()?;
+    (p.tok.kind == crate::lexer::Tok::Eof).then_some(a)
+}
+
 impl<'a> Parser<'a> {
     fn new(src: &'a str, reg: &'a Registry, opts: ParseOptions) -> Parser<'a> {
         Parser {
@@ -689,12 +697,27 @@ impl<'a> Parser<'a> {
                 "SSA value defined outside of any region",
             ));
         };
-        if let Some((_, prev)) = scope.defs.get(name) {
+        let mut prev = scope.defs.get(name).map(|(_, p)| *p);
+        if prev.is_none() {
+            // A name defined in an enclosing region cannot be defined again either: MLIR's
+            // parser opens an isolated name scope only for regions parsed with name
+            // shadowing enabled, which no op of the dialects memplan reads does (so even a
+            // `func.func` body inside a module that names `%0` cannot name `%0` again).
+            let n = self.scopes.len();
+            prev = self.scopes[..n - 1]
+                .iter()
+                .rev()
+                .find_map(|s| s.defs.get(name).map(|(_, p)| *p));
+        }
+        if let Some(prev) = prev {
             return Err(
                 Diagnostic::new(span, format!("redefinition of SSA value '%{name}'"))
-                    .with_note(Some(*prev), "previously defined here"),
+                    .with_note(Some(prev), "previously defined here"),
             );
         }
+        let Some(scope) = self.scopes.last_mut() else {
+            return Ok(());
+        };
         let mut resolved = Vec::new();
         if !scope.fwd.is_empty() {
             // Forward uses `%name#i` of this definition (a use with a result number past the
@@ -740,14 +763,11 @@ impl<'a> Parser<'a> {
         self.scopes.push(s);
     }
 
-    /// MLIR forbids a region entry argument to shadow a name visible from an enclosing
-    /// region (up to the nearest isolated-from-above op).
+    /// MLIR forbids a region entry argument to shadow a name defined in an enclosing region
+    /// (isolated-from-above ops included: see `define_values`).
     fn check_entry_arg_shadowing(&self, a: &Argument) -> PResult<()> {
         let n = self.scopes.len();
-        let Some(cur) = self.scopes.last() else {
-            return Ok(());
-        };
-        if cur.isolated {
+        if n == 0 {
             return Ok(());
         }
         let name = self.operand_name(&a.name);
@@ -758,9 +778,6 @@ impl<'a> Parser<'a> {
                     format!("region entry argument '%{name}' is already in use"),
                 )
                 .with_note(Some(*prev), "previously referenced here"));
-            }
-            if s.isolated {
-                break;
             }
         }
         Ok(())
