@@ -122,6 +122,15 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f(%a: tensor<4xf32>, %s: vector<4xf32>) -> tensor<4xf64> {\n  %0 = \"arith.scaling_extf\"(%a, %s) : (tensor<4xf32>, vector<4xf32>) -> tensor<4xf64>\n  return %0 : tensor<4xf64>\n}",
         Some("all non-scalar operands/results must have the same shape and base type"),
     ),
+    // ---- fuzz seed 61: vector.gather (GatherOp::verify) and vector.maskedload pass_thru ----
+    ("func.func @f(%b: memref<16xf32>, %i: index, %v: vector<16xi32>, %m: vector<16xi1>, %p: vector<16xf32>) {\n  %0 = vector.gather %b[%i] [%v], %m, %p : memref<16xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>\n  return\n}", None),
+    ("func.func @f(%b: tensor<16xf32>, %i: index, %v: vector<16xindex>, %m: vector<16xi1>, %p: vector<16xf32>) {\n  %0 = vector.gather %b[%i] [%v], %m, %p : tensor<16xf32>, vector<16xindex>, vector<16xi1>, vector<16xf32> into vector<16xf32>\n  return\n}", None),
+    ("func.func @f(%b: memref<16xf32>, %i: index, %v: vector<16xi32>, %m: vector<16xi1>, %p: vector<8xf32>) {\n  %0 = vector.gather %b[%i] [%v], %m, %p : memref<16xf32>, vector<16xi32>, vector<16xi1>, vector<8xf32> into vector<16xf32>\n  return\n}", Some("expected pass_thru of same type as result type")),
+    ("func.func @f(%b: memref<16xf32>, %i: index, %v: vector<8xi32>, %m: vector<16xi1>, %p: vector<16xf32>) {\n  %0 = vector.gather %b[%i] [%v], %m, %p : memref<16xf32>, vector<8xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>\n  return\n}", Some("expected result dim to match indices dim")),
+    ("func.func @f(%b: memref<16xf32>, %i: index, %v: vector<16xi32>, %m: vector<8xi1>, %p: vector<16xf32>) {\n  %0 = vector.gather %b[%i] [%v], %m, %p : memref<16xf32>, vector<16xi32>, vector<8xi1>, vector<16xf32> into vector<16xf32>\n  return\n}", Some("expected result dim to match mask dim")),
+    ("func.func @f(%b: memref<16xi32>, %i: index, %v: vector<16xi32>, %m: vector<16xi1>, %p: vector<16xf32>) {\n  %0 = vector.gather %b[%i] [%v], %m, %p : memref<16xi32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>\n  return\n}", Some("base and result element type should match")),
+    ("func.func @f(%b: memref<16xf32>, %i: index, %m: vector<16xi1>, %p: vector<16xf32>) {\n  %0 = vector.maskedload %b[%i], %m, %p : memref<16xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>\n  return\n}", None),
+    ("func.func @f(%b: memref<16xf32>, %i: index, %m: vector<16xi1>, %p: vector<16xi32>) {\n  %0 = vector.maskedload %b[%i], %m, %p : memref<16xf32>, vector<16xi1>, vector<16xi32> into vector<16xf32>\n  return\n}", Some("expected pass_thru of same type as result type")),
 ];
 
 /// Modules whose print must read back the same (region arguments with locations).

@@ -219,6 +219,39 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                             return Err(format!("expected {what} shape to match mask shape"));
                         }
                     }
+                    if d.name == "vector.maskedload" && ty(&ops[n - 1]) != v {
+                        return Err("expected pass_thru of same type as result type".into());
+                    }
+                }
+            }
+        }
+        // GatherOp::verify: base, offsets..., index vector, mask, pass_thru -> result
+        "vector.gather" if ops.len() >= 4 => {
+            let n = ops.len();
+            let base = ty(&ops[0]);
+            let rank = match base.kind() {
+                TypeKind::MemRef { shape, .. } | TypeKind::RankedTensor { shape, .. } => {
+                    shape.len()
+                }
+                _ => return Err("requires base to be a memref or ranked tensor type".into()),
+            };
+            if let Some(r) = rs.first().map(ty) {
+                if let TypeKind::Vector { shape: rshape, .. } = r.kind() {
+                    if base.element_type() != r.element_type() {
+                        return Err("base and result element type should match".into());
+                    }
+                    if rank != n - 4 {
+                        return Err(format!("requires {rank} indices"));
+                    }
+                    if ty(&ops[n - 3]).shape() != Some(rshape.as_slice()) {
+                        return Err("expected result dim to match indices dim".into());
+                    }
+                    if ty(&ops[n - 2]).shape() != Some(rshape.as_slice()) {
+                        return Err("expected result dim to match mask dim".into());
+                    }
+                    if ty(&ops[n - 1]) != r {
+                        return Err("expected pass_thru of same type as result type".into());
+                    }
                 }
             }
         }
