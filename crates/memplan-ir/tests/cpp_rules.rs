@@ -7,8 +7,6 @@
 
 mod common;
 
-use common::memplan_verdict;
-
 /// (module text, `None` = accepted / `Some(fragment)` = rejected with this message)
 type Case = (&'static str, Option<&'static str>);
 
@@ -219,14 +217,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn memplan_accepts_and_rejects_like_mlir() {
-    for (src, want) in CASES {
-        match (memplan_verdict(src), want) {
-            (Ok(()), None) => {}
-            (Err(e), Some(frag)) => assert!(e.contains(frag), "{src}\nmessage: {e}"),
-            (Ok(()), Some(frag)) => panic!("accepted, want rejection ({frag}):\n{src}"),
-            (Err(e), None) => panic!("rejected ({e}), want acceptance:\n{src}"),
-        }
-    }
+    common::assert_memplan_verdicts(CASES);
 }
 
 /// The same cases through mlir-opt-22: the expected verdicts are MLIR's.

@@ -9,8 +9,6 @@
 
 mod common;
 
-use common::memplan_verdict;
-
 /// (module text, `None` = accepted / `Some(fragment)` = rejected with this message)
 type Case = (&'static str, Option<&'static str>);
 
@@ -197,17 +195,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn memplan_accepts_and_rejects_like_mlir() {
-    let mut bad = Vec::new();
-    for (src, want) in CASES {
-        match (memplan_verdict(src), want) {
-            (Ok(()), None) => {}
-            (Err(e), Some(frag)) if e.contains(frag) => {}
-            (Err(e), Some(frag)) => bad.push(format!("message {e:?}, want {frag:?}:\n{src}")),
-            (Ok(()), Some(frag)) => bad.push(format!("accepted, want rejection ({frag}):\n{src}")),
-            (Err(e), None) => bad.push(format!("rejected ({e}), want acceptance:\n{src}")),
-        }
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n----\n"));
+    common::assert_memplan_verdicts(CASES);
 }
 
 /// The same cases through mlir-opt-22: the expected verdicts are MLIR's.

@@ -117,6 +117,22 @@ pub fn assert_round_trips(srcs: &[&str]) {
 }
 
 /// memplan's verdict on each case is the table's (`None`: accepted; `Some(fragment)`: rejected
+/// with a message containing it); every mismatch is listed in one failure.
+pub fn assert_memplan_verdicts(cases: &[(&str, Option<&str>)]) {
+    let mut bad = Vec::new();
+    for (src, want) in cases {
+        match (memplan_verdict(src), want) {
+            (Ok(()), None) => {}
+            (Err(e), Some(frag)) if e.contains(frag) => {}
+            (Err(e), Some(frag)) => bad.push(format!("message {e:?}, want {frag:?}:\n{src}")),
+            (Ok(()), Some(frag)) => bad.push(format!("accepted, want rejection ({frag}):\n{src}")),
+            (Err(e), None) => bad.push(format!("rejected ({e}), want acceptance:\n{src}")),
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n----\n"));
+}
+
+/// memplan's verdict on each case is the table's (`None`: accepted; `Some(fragment)`: rejected
 /// with a message containing it), and so is mlir-opt-22's where installed
 /// (`MEMPLAN_REQUIRE_MLIR=1`: it must be).
 pub fn assert_verdicts(cases: &[(&str, Option<&str>)]) {
