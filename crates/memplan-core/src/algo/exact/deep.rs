@@ -173,27 +173,8 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &DeepOptions) -> DeepBo
     let model = Model::build(problem);
     out.unit = domains::unit(&model);
     let round_up = |x: u64, unit: u64| x.div_ceil(unit).saturating_mul(unit);
-    // Section boundaries (as in `Model::build`: movable buffers only) and loads.
-    let mut times: Vec<u64> = problem
-        .buffers
-        .iter()
-        .filter(|b| b.fixed_offset.is_none())
-        .flat_map(|b| b.live.iter().flat_map(|iv| [iv.start, iv.end]))
-        .collect();
-    times.sort_unstable();
-    times.dedup();
+    let (times, load) = sections(problem, &model);
     let nsec = model.nsec;
-    let load: Vec<u64> = (0..nsec)
-        .map(|s| {
-            model
-                .sec_fixed
-                .row(s)
-                .iter()
-                .fold(model.sec_total[s], |acc, &(_, size)| {
-                    acc.saturating_add(size)
-                })
-        })
-        .collect();
     let upper = opts.upper.unwrap_or(u64::MAX);
     let margin = match opts.upper {
         Some(u) => u.saturating_sub(max_load),
@@ -344,4 +325,29 @@ pub(super) fn clip(problem: &Problem, a: u64, b: u64) -> Problem {
         })
         .collect();
     Problem::new(buffers)
+}
+
+/// Section boundaries (as in `Model::build`: movable buffers only) and the load of each
+/// section (movable and fixed bytes), shared by the window and subset relaxations.
+pub(super) fn sections(problem: &Problem, model: &Model) -> (Vec<u64>, Vec<u64>) {
+    let mut times: Vec<u64> = problem
+        .buffers
+        .iter()
+        .filter(|b| b.fixed_offset.is_none())
+        .flat_map(|b| b.live.iter().flat_map(|iv| [iv.start, iv.end]))
+        .collect();
+    times.sort_unstable();
+    times.dedup();
+    let load: Vec<u64> = (0..model.nsec)
+        .map(|s| {
+            model
+                .sec_fixed
+                .row(s)
+                .iter()
+                .fold(model.sec_total[s], |acc, &(_, size)| {
+                    acc.saturating_add(size)
+                })
+        })
+        .collect();
+    (times, load)
 }

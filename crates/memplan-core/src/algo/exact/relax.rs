@@ -259,26 +259,8 @@ fn space_bound(problem: &Problem, space: MemSpace, opts: &RelaxOptions) -> Relax
     let model = Model::build(problem);
     out.unit = domains::unit(&model);
     let round_up = |x: u64, unit: u64| x.div_ceil(unit).saturating_mul(unit);
-    let mut times: Vec<u64> = problem
-        .buffers
-        .iter()
-        .filter(|b| b.fixed_offset.is_none())
-        .flat_map(|b| b.live.iter().flat_map(|iv| [iv.start, iv.end]))
-        .collect();
-    times.sort_unstable();
-    times.dedup();
+    let (times, load) = super::deep::sections(problem, &model);
     let nsec = model.nsec;
-    let load: Vec<u64> = (0..nsec)
-        .map(|s| {
-            model
-                .sec_fixed
-                .row(s)
-                .iter()
-                .fold(model.sec_total[s], |acc, &(_, size)| {
-                    acc.saturating_add(size)
-                })
-        })
-        .collect();
     // Section ranges: the whole span, then per width the windows centred on the
     // heaviest sections (distinct ones, heaviest first).
     let mut ranges: Vec<(usize, usize)> = vec![(0, nsec)];
