@@ -27,7 +27,7 @@
 use crate::attrs::{Attribute, Dict};
 use crate::ir::OperationState;
 use crate::lexer::{skip_trivia, Tok};
-use crate::parser::{PResult, Parser};
+use crate::parser::{PResult, Parser, UnresolvedOperand};
 use crate::registry::{traits, OpDef, Registry};
 use crate::types::{FloatKind, Type, TypeKind};
 use crate::Delimiter;
@@ -913,6 +913,28 @@ fn parse_store(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
 type CallSignature = (Option<Type>, Vec<Type>, Vec<Type>, crate::diag::Span);
 
 /// `vararg(!llvm.func<...>)` of `llvm.call` / `llvm.invoke`, if written.
+/// The `@callee(%args...)` or `%fnptr(%args...)` part shared by `llvm.call` and
+/// `llvm.invoke`: the symbol or the pointer operand, then the argument operands.
+fn parse_callee_and_args(
+    p: &mut Parser<'_>,
+) -> PResult<(
+    Option<String>,
+    Option<UnresolvedOperand>,
+    Vec<UnresolvedOperand>,
+)> {
+    let (callee, callee_ptr) = if p.at(Tok::PercentId) {
+        (None, Some(p.parse_operand()?))
+    } else {
+        (Some(p.parse_symbol_name()?), None)
+    };
+    let mut args = Vec::new();
+    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
+        args.push(p.parse_operand()?);
+        Ok(())
+    })?;
+    Ok((callee, callee_ptr, args))
+}
+
 fn parse_vararg(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     if p.peek_keyword("vararg") {
         p.parse_keyword("vararg")?;
@@ -968,16 +990,7 @@ fn parse_call(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
             Attribute::Opaque(format!("#llvm.tailcallkind<{k}>")),
         );
     }
-    let (callee, callee_ptr) = if p.at(Tok::PercentId) {
-        (None, Some(p.parse_operand()?))
-    } else {
-        (Some(p.parse_symbol_name()?), None)
-    };
-    let mut args = Vec::new();
-    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
-        args.push(p.parse_operand()?);
-        Ok(())
-    })?;
+    let (callee, callee_ptr, args) = parse_callee_and_args(p)?;
     parse_vararg(p, st)?;
     let (ptr_ty, ins, outs, types_at) = parse_call_signature(p, st, callee_ptr.is_some())?;
     if outs.len() == 1 && matches!(outs[0].kind(), TypeKind::Opaque(s) if s.trim() == "!llvm.void")
@@ -1154,16 +1167,7 @@ fn parse_invoke(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     };
     st.props
         .set("CConv", Attribute::Opaque(format!("#llvm.cconv<{cc}>")));
-    let (callee, callee_ptr) = if p.at(Tok::PercentId) {
-        (None, Some(p.parse_operand()?))
-    } else {
-        (Some(p.parse_symbol_name()?), None)
-    };
-    let mut args = Vec::new();
-    p.parse_comma_separated_list(Delimiter::Paren, &mut |p| {
-        args.push(p.parse_operand()?);
-        Ok(())
-    })?;
+    let (callee, callee_ptr, args) = parse_callee_and_args(p)?;
     p.parse_keyword("to")?;
     let (normal, normal_vals) = p.parse_successor_and_use_list()?;
     p.parse_keyword("unwind")?;
