@@ -226,14 +226,18 @@ def decide(p, cap, rows_of, tlimit, log, solver="choose"):
     return "unknown"
 
 
-def cg_decide(p, cap, rows_of, tlimit, log, solver="choose", max_rows=4000, cols_per_buffer=3):
+FEAS_TOL = 1e-6
+
+
+def cg_decide(p, cap, rows_of, tlimit, log, solver="choose", max_rows=4000, cols_per_buffer=3, verbose=False):
     """The same LP decided by column and row generation: a master LP over a few
     start offsets per buffer and the cover rows its solutions violated, with
     elastic slacks (minimise their sum). Each round adds the violated cover
     rows, or else, for every buffer, the offsets that the master's duals price
     below its cheapest offset in the master. 'feasible' only when the master's
     own solution, checked against every cover row, covers no cell more than
-    once (up to 1e-9): a point of the full LP; 'infeasible' only through a
+    once (up to FEAS_TOL, HiGHS's own feasibility tolerance is 1e-7): a point
+    of the full LP; 'infeasible' only through a
     certificate checked by certify() on the master's duals (prices), which is
     tried every round (a Lagrangian bound). Otherwise 'unknown' (time)."""
     t0 = time.perf_counter()
@@ -305,19 +309,21 @@ def cg_decide(p, cap, rows_of, tlimit, log, solver="choose", max_rows=4000, cols
                 f"({len(xs)} columns, {len(active)} cover rows): unknown")
             return "unknown"
         rounds += 1
-        h.setOptionValue("time_limit", max(1.0, tlimit - (time.perf_counter() - t0)))
+        # HiGHS's clock runs on across the master's solves: the limit is the total.
+        h.setOptionValue("time_limit", float(tlimit))
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             log(f"cap {cap * p.g}: master status {h.modelStatusToString(h.getModelStatus())}: unknown")
             return "unknown"
         sol = h.getSolution()
+        excess = h.getInfo().objective_function_value
         colv = np.asarray(sol.col_value)
         xv = colv[np.array(xcol, dtype=np.int64)]
         cover = np.zeros(nrow)
         for k in np.nonzero(xv > 1e-12)[0].tolist():
             b, o = xs[k]
             np.add.at(cover, cells(b, o), xv[k])
-        viol = np.nonzero(cover > 1.0 + 1e-9)[0]
+        viol = np.nonzero(cover > 1.0 + FEAS_TOL)[0]
         new = [c for c in viol[np.argsort(-cover[viol])].tolist() if c not in active][:max_rows]
         if new:
             for c in new:
@@ -361,12 +367,13 @@ def cg_decide(p, cap, rows_of, tlimit, log, solver="choose", max_rows=4000, cols
                     f"{time.perf_counter() - t0:.1f}s")
                 return "infeasible"
         if added == 0:
-            log(f"cap {cap * p.g}: master optimal (excess {h.getInfo().objective_function_value:.3g}) but no "
+            log(f"cap {cap * p.g}: master optimal (excess {excess:.3g}) but no "
                 f"certificate (Lagrangian gap {gap:.3g}): unknown")
             return "unknown"
-        if rounds % 10 == 0:
+        if verbose:
             log(f"  round {rounds}: {len(xs)} columns, {len(active)} cover rows, master excess "
-                f"{h.getInfo().objective_function_value:.6g}, Lagrangian {gap:.6g}, "
+                f"{excess:.6g}, max cover {cover.max():.6f} on {len(viol)} cells, "
+                f"Lagrangian {gap:.6g}, "
                 f"{time.perf_counter() - t0:.1f}s")
 
 
@@ -413,11 +420,25 @@ def main():
     if "--quiet" not in opt:
         print(f"{path}: {len(p.size)} buffers, g {p.g}, max-load {p.max_load * p.g} ({p.max_load} units), "
               f"{len(p.cliques)} maximal cliques, {len(rows_of)} used", flush=True)
+    if "--clique-csv" in opt:
+        # The used cliques as a problem of their own (time step k = the k-th used
+        # clique in time order; lifetimes stay intervals): a plan of it at C is an
+        # integer point of this LP at C, so the LP over these cliques is feasible there.
+        with open(opt["--clique-csv"], "w") as f:
+            f.write("id,lower,upper,size\n")
+            for b in range(len(p.size)):
+                ks = [k for k, j in enumerate(rows_of) if b in set(p.cliques[j])]
+                if ks:
+                    f.write(f"{b},{ks[0]},{ks[-1] + 1},{p.size[b] * p.g}\n")
+        return
     t0 = time.perf_counter()
     if "--cap" in opt:
         cap = int(opt["--cap"]) // p.g
-        fn = cg_decide if opt.get("--method") == "cg" else decide
-        r = fn(p, cap, rows_of, tl, log, opt.get("--solver", "choose"))
+        if opt.get("--method") == "cg":
+            r = cg_decide(p, cap, rows_of, tl, log, opt.get("--solver", "choose"),
+                          cols_per_buffer=int(opt.get("--cols", 3)), verbose=True)
+        else:
+            r = decide(p, cap, rows_of, tl, log, opt.get("--solver", "choose"))
         bound, feas = (cap + 1 if r == "infeasible" else p.floor), (cap if r == "feasible" else None)
     else:
         hi = int(opt["--hi"]) // p.g if "--hi" in opt else int(p.floor * 1.08) + 1
