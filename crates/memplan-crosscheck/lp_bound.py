@@ -9,9 +9,11 @@ the interval graph (optionally only the heavy ones: any subset of rows is still
 a relaxation) and every unit a < C, the buffers live in s cover a at most once:
 sum over b live in s, o <= a < o + s_b of x[b,o] <= 1. The LP is written with
 cumulative variables X[b,k] = x[b,o_0] + .. + x[b,o_k] (two nonzeros per live
-buffer and row) and solved by HiGHS.
+buffer and row) and made elastic (cover - z <= 1, z >= 0, minimise the sum of
+z: optimum 0 exactly when the LP is feasible). HiGHS solves it whole, or by
+column and row generation (--method cg) for large instances.
 
-An infeasible LP proves nothing until it is certified. By Farkas' lemma the
+A positive optimum proves nothing until it is certified. By Farkas' lemma the
 LP is infeasible exactly when there are prices v[s,a] >= 0 on the
 (section, unit) cells such that every buffer, wherever it is put, pays more in
 total than the prices sum to:
@@ -19,22 +21,30 @@ total than the prices sum to:
     cost_b(o) = sum over sections s live for b of v[s,o] + .. + v[s,o+s_b-1].
 (Any plan at C puts each buffer somewhere and covers each cell at most once, so
 sum_b cost_b(o_b) <= sum v; the inequality above rules that out.) The script
-takes HiGHS's dual ray on the cover rows as prices, scales them to integers
-(floor(v / max v * 2^30): any nonnegative prices are allowed) and checks the
-inequality in exact integer arithmetic on the x form, independently of the
-cumulative LP. Only a checked certificate counts as infeasible. Since plans
-with offsets in multiples of g lose nothing (push every buffer down), a
+takes the elastic LP's duals on the cover rows as prices, scales them to
+integers (floor(v / max v * 2^30): any nonnegative prices are allowed) and
+checks the inequality in exact integer arithmetic on the x form, independently
+of the cumulative LP. Only a checked certificate counts as infeasible. Since
+plans with offsets in multiples of g lose nothing (push every buffer down), a
 certificate at C proves that every plan needs at least (C + 1) * g bytes.
 
 Usage:
-  lp_bound.py FILE.csv [--cap C | --hi HI] [--min-load F] [--time T] [--quiet]
+  lp_bound.py FILE.csv [--cap C | --hi HI] [--min-load F] [--method lp|cg]
+                       [--solver choose|simplex|ipm] [--cols K] [--time T]
+                       [--json] [--quiet] [--clique-csv OUT.csv]
     --cap C     decide the LP at C bytes (a multiple of g) and print the verdict
     --hi HI     bisect between the max-load bound and HI bytes (default: max-load
                 + 8%) for the smallest capacity at which the LP is feasible
     --min-load F  keep only the maximal cliques whose load is >= F * max-load
                 (default 0: all)
-    --time T    HiGHS time limit per LP in seconds (default 600)
+    --method    lp: the whole LP (default); cg: column and row generation
+    --solver    HiGHS's solver for the (master) LP (default choose)
+    --cols K    cg: offsets added per buffer and round (default 3)
+    --time T    time limit per capacity in seconds (default 600)
     --json      one JSON line with the result at the end
+    --clique-csv OUT  write the kept cliques as a problem of their own (time
+                step k = the k-th kept clique) and stop: an integer plan of it
+                at C is a point of this LP at C
 Exit 0; prints one line per LP solved.
 """
 import csv, json, math, sys, time
@@ -157,12 +167,12 @@ def build(p, cap, rows_of):
     return lp, ncover, len(v)
 
 
-def certify(p, cap, rows_of, ray):
-    """Checks prices from a dual ray in exact integer arithmetic (module doc).
+def certify(p, cap, rows_of, duals):
+    """Checks the prices (cover-row duals, either sign) in exact integer arithmetic (module doc).
     Returns (ok, total buffer cost, total price) of the better sign."""
     results = []
     for sign in (1.0, -1.0):
-        y = np.maximum(sign * np.asarray(ray[: len(rows_of) * cap]), 0.0)
+        y = np.maximum(sign * np.asarray(duals[: len(rows_of) * cap]), 0.0)
         top = y.max() if len(y) else 0.0
         if not top > 0:
             continue
@@ -302,7 +312,6 @@ def cg_decide(p, cap, rows_of, tlimit, log, solver="choose", max_rows=4000, cols
         for o in {int(offs[b][0]), int(offs[b][-1]), int(offs[b][len(offs[b]) // 2])}:
             add_x(b, o)
     rounds = 0
-    best_gap = None
     while True:
         if time.perf_counter() - t0 > tlimit:
             log(f"cap {cap * p.g}: column generation out of time after {rounds} rounds "
@@ -358,7 +367,6 @@ def cg_decide(p, cap, rows_of, tlimit, log, solver="choose", max_rows=4000, cols
                     mine += 1
             added += mine
         gap = pay - price.sum()
-        best_gap = gap if best_gap is None else max(best_gap, gap)
         if gap > 1e-9:
             ok, ip, iprice = certify(p, cap, rows_of, price)
             if ok:
