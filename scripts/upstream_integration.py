@@ -249,6 +249,7 @@ def parse_case(cmd, path):
         i = max(i for i, s in enumerate(steps) if "bufferize" in s or "deallocation" in s)
         steps.insert(i + 1, "--convert-bufferization-to-memref")
     rargs, libs = [], []
+    merge_stderr = [False]
     skip_next = False
     for i, a in enumerate(runner):
         if skip_next:
@@ -272,6 +273,10 @@ def parse_case(cmd, path):
             return f"runner target flag {a}"
         if a == "%s":
             continue
+        if a == "2>&1":
+            notes.append("runner stderr compared too")
+            merge_stderr[0] = True
+            continue
         rargs.append(a)
     cr = lib("mlir_c_runner_utils")
     if libs and cr not in libs:
@@ -279,14 +284,19 @@ def parse_case(cmd, path):
         notes.append("c_runner_utils added")
     if libs:
         rargs.append("-shared-libs=" + ",".join(libs))
+    if merge_stderr[0]:
+        rargs.append("2>&1")  # marker for execute(), not passed to the runner
     return steps, glob, rargs, notes, checks
 
 
 ADDR = re.compile(r"0x[0-9a-fA-F]+")
+LOC = re.compile(r"loc\(.*\)")
 
 
 def normalise_output(s):
-    return ADDR.sub("ADDR", s)
+    """Addresses and source locations (runtime-verification messages quote the op's location,
+    which is a line of whichever text the pass read) are blanked."""
+    return LOC.sub("loc(...)", ADDR.sub("ADDR", s))
 
 
 class Case:
@@ -321,8 +331,12 @@ def lower(module_text, steps, glob, workdir, tag, timeout, generic=False):
     return texts
 
 
-def finish(text, steps, glob, timeout):
-    """Applies the steps; consecutive plain pass flags go to one mlir-opt-22 call."""
+def finish(text, steps, glob, timeout, generic=False):
+    """Applies the steps; consecutive plain pass flags go to one mlir-opt-22 call. The modules
+    pass between the calls in custom form, like the RUN line's own pipes; when mlir-opt-22 cannot
+    read its own custom print (a few ops), everything is redone with generic prints (not always:
+    the generic-print flag also changes the op text some passes embed, e.g. runtime verification
+    messages)."""
     groups = []
     for s in steps:
         if groups and not s.startswith("--pass-pipeline") and not groups[-1][0].startswith("--pass-pipeline"):
@@ -330,18 +344,25 @@ def finish(text, steps, glob, timeout):
         else:
             groups.append([s])
     cur = text
-    for g in groups:
+    extra = ["--mlir-print-op-generic"] if generic else []
+    for i, g in enumerate(groups):
         s = " ".join(g)
-        # generic form between the calls: a few custom prints of mlir-opt-22 do not read back
-        rc, out, err = run([OPT, *glob, "--mlir-print-op-generic", *g], stdin=cur, timeout=timeout)
+        rc, out, err = run([OPT, *glob, *extra, *g], stdin=cur, timeout=timeout)
         if rc != 0:
+            if i > 0 and not generic:
+                return finish(text, steps, glob, timeout, generic=True)
             return None, f"{s}: " + " ".join(err.strip().splitlines()[:2])
         cur = out
     return cur, None
 
 
 def execute(llvm_text, rargs, timeout):
-    rc, out, err = run([RUNNER, *rargs], stdin=llvm_text, timeout=timeout)
+    """Runs the module; with the `2>&1` marker (RUN line merges stderr) stderr is appended to
+    the output (runtime-verification messages go there)."""
+    merged = "2>&1" in rargs
+    rc, out, err = run([RUNNER, *[a for a in rargs if a != "2>&1"]], stdin=llvm_text, timeout=timeout)
+    if merged:
+        out = out + err
     return rc, out, err
 
 
