@@ -530,7 +530,7 @@ def check_case(case, keep, timeout):
                     if b0 is not None and b1 is not None:
                         case.allocs_before, case.bytes_before = alloc_bytes(b0)
                         case.allocs_after, case.bytes_after = alloc_bytes(b1)
-                    case.remarks = [l.strip() for l in err.splitlines() if "remark" in l][:6]
+                    case.remarks = [l.strip() for l in err.splitlines() if "not merged:" in l]
                 low, lerr = finish(out, steps[k:], glob, timeout)
                 if low is None:
                     case.failures.append(("lowering the pass output fails", f"{where}: {lerr[:200]}"))
@@ -621,6 +621,15 @@ def main():
                f"{sum(1 for c in ran if c.check == 'FAIL')} fail",
                f"static memref.alloc bytes at the bufferized stage: {bb} -> {ba} with --merge-alloc"
                + (f" ({100.0 * (bb - ba) / bb:.1f}% saved)" if bb else "")]
+    why = {}
+    for c in ran:
+        for r in c.remarks:
+            w = re.sub(r"@[\w.$-]+", "@F", r.split("not merged:", 1)[1].strip())
+            w = re.sub(r"\d+", "N", w)
+            why[w] = why.get(w, 0) + 1
+    if why:
+        summary.append("allocations merge-alloc kept at the bufferized stage, by its reason: " +
+                       "; ".join(f"{n}x {w}" for w, n in sorted(why.items(), key=lambda x: (-x[1], x[0]))))
     fails = []
     for c in ran:
         for cls, d in c.failures:
