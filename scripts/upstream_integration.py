@@ -4,6 +4,7 @@ stage boundary and memplan's passes at the bufferized stages; mlir-opt-22 / mlir
 
 Usage: python3 scripts/upstream_integration.py DIR [--memplan BIN] [--jobs N] [--timeout S]
                                                   [--report FILE] [--keep DIR] [--only SUBSTR]
+                                                  [--extra-pipelines]
 
 DIR holds upstream test files (mlir/test/Integration/**/CPU/*.mlir, mlir/test/mlir-runner/*.mlir of
 llvm-project); they are not part of this repository (scripts/upstream_integration.FETCHLIST names the
@@ -30,7 +31,11 @@ files and commits we ran). For each file and each of its RUN commands of the for
     in, checked, out: the program must be unchanged in meaning). Each result must verify in
     mlir-opt-22, is lowered with the remaining steps and run; its output must equal the original's
     (addresses blanked). On the final LLVM-dialect module `--llvm-lifetime-markers` runs the same way.
- 5. Savings: at the first bufferized stage boundary after the last bufferization step, the static
+ 5. --extra-pipelines: the tensor programs are also bufferized by five other pipelines (out-params,
+    buffer hoisting + allocation-liveness, ownership-based deallocation left unlowered, affine loops +
+    fusion, parallel loops; EXTRA_PIPELINES), each result merged with `--merge-alloc`, both lowered
+    (LOWER) and run; outputs must be equal.
+ 6. Savings: at the first bufferized stage boundary after the last bufferization step, the static
     `memref.alloc` bytes of every function (not only kernels: upstream tests allocate in @main)
     before and after `--merge-alloc`, counted on mlir-opt-22's print of each.
 
@@ -49,6 +54,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXTRA = False  # --extra-pipelines
 LIBDIR = os.environ.get("MLIR_LIB_DIR", "/usr/lib/llvm-22/lib")
 OPT = "mlir-opt-22"
 RUNNER = "mlir-runner-22"
@@ -76,6 +82,29 @@ DROPPED = {"convert-linalg-to-llvm"}
 # the passes whose output is "bufferized": memplan's passes run from the boundary after the last one
 BUFFERIZING = ("bufferize", "buffer-deallocation", "bufferization-to-memref",
                "empty-tensor-to-alloc-tensor", "buffer-results-to-out-params")
+# --extra-pipelines: other bufferization pipelines (those of tests/real_pipelines.rs's kinds) for the
+# tensor programs, each followed by merge-alloc and a generic lowering; both programs run and compare
+EXTRA_PIPELINES = {
+    "out_params": ["--one-shot-bufferize=bufferize-function-boundaries", "--buffer-results-to-out-params",
+                   "--buffer-deallocation-pipeline", "--convert-bufferization-to-memref"],
+    "hoist_liveness": ["--one-shot-bufferize=bufferize-function-boundaries", "--buffer-hoisting",
+                       "--buffer-loop-hoisting", "--buffer-deallocation-pipeline",
+                       "--optimize-allocation-liveness", "--convert-bufferization-to-memref"],
+    "ownership": ["--one-shot-bufferize=bufferize-function-boundaries",
+                  "--ownership-based-buffer-deallocation", "--canonicalize",
+                  "--convert-bufferization-to-memref"],
+    "affine_fusion": ["--one-shot-bufferize=bufferize-function-boundaries", "--convert-linalg-to-affine-loops",
+                      "--affine-loop-fusion", "--buffer-deallocation-pipeline",
+                      "--convert-bufferization-to-memref"],
+    "parallel": ["--one-shot-bufferize=bufferize-function-boundaries", "--convert-linalg-to-parallel-loops",
+                 "--buffer-deallocation-pipeline", "--convert-bufferization-to-memref"],
+}
+LOWER = ["--convert-linalg-to-loops", "--convert-vector-to-scf", "--expand-strided-metadata",
+         "--lower-affine", "--convert-scf-to-cf", "--convert-vector-to-llvm", "--convert-cf-to-llvm",
+         "--convert-arith-to-llvm", "--convert-math-to-llvm", "--convert-index-to-llvm",
+         "--finalize-memref-to-llvm", "--convert-func-to-llvm", "--convert-ub-to-llvm",
+         "--reconcile-unrealized-casts"]
+
 # ops that moved between dialects: the input is rewritten (the case says so)
 SOURCE_RENAMES = {"tensor.pack": "linalg.pack", "tensor.unpack": "linalg.unpack"}
 NEEDS = [  # (pattern in the file, why it is skipped)
@@ -312,6 +341,7 @@ class Case:
         self.allocs_before = self.allocs_after = None
         self.check = ""
         self.remarks = []
+        self.extra = 0  # extra bufferization pipelines run and compared
         self.untested = []  # boundaries not judged (transform schedule present)
 
 
@@ -553,6 +583,32 @@ def check_case(case, keep, timeout):
                 rc1, out1, err1 = execute(out, rargs, timeout)
                 if rc1 != 0 or normalise_output(out1) != out0n:
                     case.failures.append(("wrong output", f"--llvm-lifetime-markers: rc {rc1} {err1.strip()[:160]}"))
+        if EXTRA and "tensor<" in text and last_buf is not None:
+            first_buf = min(i for i, s in enumerate(steps) if any(b in s for b in BUFFERIZING))
+            pre = texts[first_buf]  # the RUN line's own steps before it bufferizes
+            for name, pipe in EXTRA_PIPELINES.items():
+                b, berr = finish(pre, ["--empty-tensor-to-alloc-tensor", *pipe], glob, timeout)
+                if b is None or "memref.alloc" not in b:
+                    continue  # that pipeline does not take this program (MLIR 22 refuses it)
+                rc, m, err = memplan(["--merge-alloc"], b, workdir, f"x_{name}.mlir", timeout)
+                where = f"extra pipeline {name}: --merge-alloc"
+                if rc != 0:
+                    case.failures.append(("panic" if "panicked" in err else "memplan pass error",
+                                          f"{where}: {(err.strip().splitlines() or ['?'])[0][:200]}"))
+                    continue
+                outs = []
+                for mod in (b, m):
+                    low, lerr = finish(mod, LOWER, glob, timeout)
+                    if low is None:
+                        outs.append(None)
+                        break
+                    rcx, ox, ex = execute(low, rargs, timeout)
+                    outs.append(normalise_output(ox) if rcx == 0 else None)
+                if outs[0] is None:
+                    continue  # the generic lowering does not take the un-merged program either
+                case.extra += 1
+                if len(outs) < 2 or outs[1] != outs[0]:
+                    case.failures.append(("wrong output", f"{where}: the merged program prints other values"))
         case.status = "FAIL" if case.failures else "ok"
         return case
     finally:
@@ -574,9 +630,13 @@ def main():
     ap.add_argument("--report")
     ap.add_argument("--keep", help="keep the work files of failing cases under this directory")
     ap.add_argument("--only", help="only files whose name contains this")
+    ap.add_argument("--extra-pipelines", action="store_true",
+                    help="also bufferize the tensor programs with the pipelines of EXTRA_PIPELINES, "
+                         "merge-alloc each and compare outputs")
     a = ap.parse_args()
-    global MEMPLAN
+    global MEMPLAN, EXTRA
     MEMPLAN = a.memplan
+    EXTRA = a.extra_pipelines
     for t in (OPT, RUNNER):
         if not shutil.which(t):
             print(f"error: {t} not found", file=sys.stderr)
@@ -616,7 +676,9 @@ def main():
     summary = [f"files: {len(files)}; RUN cases: {len(cases)}; run: {len(ran)}; ok: {len(ok)}; "
                f"failed: {len(ran) - len(ok)}; skipped: {len(skipped)}",
                f"stage boundaries round-tripped: {sum(c.boundaries for c in ran)}; memplan pass runs "
-               f"executed and compared: {sum(c.merges for c in ran)}",
+               f"executed and compared: {sum(c.merges for c in ran)}"
+               + (f"; extra bufferization pipelines run with merge-alloc and compared: {sum(c.extra for c in ran)}"
+                  if EXTRA else ""),
                f"FileCheck on the original outputs: {sum(1 for c in ran if c.check == 'pass')} pass, "
                f"{sum(1 for c in ran if c.check == 'FAIL')} fail",
                f"static memref.alloc bytes at the bufferized stage: {bb} -> {ba} with --merge-alloc"
