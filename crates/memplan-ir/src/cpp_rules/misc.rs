@@ -134,6 +134,17 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
+        "vector.from_elements" => {
+            // the PredOpTrait MLIR's table states with a transformer the generator cannot read
+            if let Some(r) = rs.first() {
+                if let TypeKind::Vector { shape, elem: e, .. } = ty(r).kind() {
+                    let n = shape.iter().try_fold(1i64, |a, &d| a.checked_mul(d));
+                    if n != Some(ops.len() as i64) || ops.iter().any(|o| ty(o) != e) {
+                        return Err("failed to verify that shaped type 'dest' matches 'elements' element count and types".into());
+                    }
+                }
+            }
+        }
         "vector.outerproduct" => {
             // the optional accumulator has the result type
             if let (Some(acc), Some(r)) = (ops.get(2), rs.first()) {
@@ -423,6 +434,12 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 };
                 if dynamic != given {
                     return Err("mismatch between dynamic and static basis (kDynamic marker but no corresponding dynamic basis entry) -- this can only happen due to an incorrect fold/rewrite".into());
+                }
+                // AffineDelinearizeIndexOp::verify only (linearize_index takes any value)
+                if d.name == "affine.delinearize_index"
+                    && basis.iter().any(|&b| b <= 0 && b != DYNAMIC)
+                {
+                    return Err("no basis element may be statically non-positive".into());
                 }
             }
         }
