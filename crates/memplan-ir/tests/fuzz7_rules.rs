@@ -218,6 +218,15 @@ const CASES: &[(&str, Option<&str>)] = &[
         "func.func @f(%a: i32, %b: i32, %p: i1) {\n  nvvm.inline_ptx \"x\" ro (%a, %b : i32, i32) rw (%a : i32), predicate = %p\n  return\n}",
         None,
     ),
+    // ---- gpu.memcpy / gpu.memset: the attribute dictionary comes after the types ----
+    (
+        "func.func @f(%a: memref<4xf32>, %b: memref<4xf32>) {\n  gpu.memcpy %a, %b {x.y = 1 : i32} : memref<4xf32>, memref<4xf32>\n  return\n}",
+        Some("expected ':'"),
+    ),
+    (
+        "func.func @f(%a: memref<4xf32>, %b: memref<4xf32>, %v: f32) {\n  gpu.memcpy %a, %b : memref<4xf32>, memref<4xf32> {x.y = 1 : i32}\n  %t = gpu.memset async %a, %v : memref<4xf32>, f32 {x.z}\n  return\n}",
+        None,
+    ),
 ];
 
 #[test]
@@ -259,6 +268,13 @@ fn mlir_print(src: &str, generic: bool) -> Option<String> {
 
 /// An entry block without ops and arguments keeps its `^bb0:` label only in the generic form
 /// (MLIR's `printEmptyBlock`): `module {\n}`, not `module {\n^bb0:\n}`.
+#[test]
+fn gpu_copy_attributes_round_trip() {
+    common::assert_round_trips(&[
+        "func.func @f(%a: memref<4xf32>, %b: memref<4xf32>, %v: f32) {\n  gpu.memcpy %a, %b : memref<4xf32>, memref<4xf32> {x.y = 1 : i32}\n  %t = gpu.memset async %a, %v : memref<4xf32>, f32 {x.z}\n  return\n}",
+    ]);
+}
+
 #[test]
 fn empty_blocks_print_as_mlir_does() {
     let require = std::env::var("MEMPLAN_REQUIRE_MLIR").as_deref() == Ok("1");
