@@ -4,7 +4,8 @@
 //! counts that ODS region constraints fix (`SizedRegion<1>`, `MaxSizedRegion<1>`),
 //! `vector.from_elements` element counts, the LLVM dialect's scalar-or-vector type
 //! constraints, dialect enum attributes written `<case>` (`< >` and unknown cases), operand and
-//! type counts of a `type($variadic)` directive, and the custom-form print of empty blocks. Each
+//! type counts of a `type($variadic)` directive, `vector.shuffle`'s verifier, the attribute
+//! dictionary of `gpu.memcpy`/`gpu.memset`, and the custom-form print of empty blocks. Each
 //! verdict was taken from mlir-opt-22; with the tool installed the table is checked against
 //! it again (required with MEMPLAN_REQUIRE_MLIR=1).
 
@@ -225,6 +226,43 @@ const CASES: &[(&str, Option<&str>)] = &[
     ),
     (
         "func.func @f(%a: memref<4xf32>, %b: memref<4xf32>, %v: f32) {\n  gpu.memcpy %a, %b : memref<4xf32>, memref<4xf32> {x.y = 1 : i32}\n  %t = gpu.memset async %a, %v : memref<4xf32>, f32 {x.z}\n  return\n}",
+        None,
+    ),
+    // ---- vector.shuffle (ShuffleOp::verify) ----
+    (
+        "func.func @f(%a: vector<2x2xi32>, %b: vector<2x2xi32>) {\n  %0 = \"vector.shuffle\"(%a, %b) <{mask = array<i64: 3, 0>}> : (vector<2x2xi32>, vector<2x2xi32>) -> vector<2x3xi32>\n  return\n}",
+        Some("dimension mismatch"),
+    ),
+    (
+        "func.func @f(%a: vector<2xi32>, %b: vector<2x2xi32>) {\n  %0 = \"vector.shuffle\"(%a, %b) <{mask = array<i64: 3, 0>}> : (vector<2xi32>, vector<2x2xi32>) -> vector<2x2xi32>\n  return\n}",
+        Some("rank mismatch"),
+    ),
+    (
+        "func.func @f(%a: vector<2xi32>, %b: vector<2xi32>) {\n  %0 = \"vector.shuffle\"(%a, %b) <{mask = array<i64: 3, 0, 1>}> : (vector<2xi32>, vector<2xi32>) -> vector<2xi32>\n  return\n}",
+        Some("mask length mismatch"),
+    ),
+    (
+        "func.func @f(%a: vector<2xi32>, %b: vector<2xi32>) {\n  %0 = \"vector.shuffle\"(%a, %b) <{mask = array<i64: 4, 0>}> : (vector<2xi32>, vector<2xi32>) -> vector<2xi32>\n  return\n}",
+        Some("mask index #1 out of range"),
+    ),
+    (
+        "func.func @f(%a: vector<2xi32>, %b: vector<2xi32>) {\n  %0 = \"vector.shuffle\"(%a, %b) <{mask = array<i64: -2, 0>}> : (vector<2xi32>, vector<2xi32>) -> vector<2xi32>\n  return\n}",
+        Some("mask index #1 out of range"),
+    ),
+    (
+        "func.func @f(%a: vector<i32>, %b: vector<i32>) {\n  %0 = \"vector.shuffle\"(%a, %b) <{mask = array<i64: 2, 0>}> : (vector<i32>, vector<i32>) -> vector<2xi32>\n  return\n}",
+        Some("mask index #1 out of range"),
+    ),
+    (
+        "func.func @f(%a: vector<2xi32>, %b: vector<2xi32>) {\n  %0 = \"vector.shuffle\"(%a, %b) <{mask = array<i64: -1, 0>}> : (vector<2xi32>, vector<2xi32>) -> vector<2xi32>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: vector<i32>, %b: vector<i32>) {\n  %0 = vector.shuffle %a, %b [1, 0] : vector<i32>, vector<i32>\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: vector<2x3xi32>, %b: vector<4x3xi32>) {\n  %0 = vector.shuffle %a, %b [5, 0, 1] : vector<2x3xi32>, vector<4x3xi32>\n  return\n}",
         None,
     ),
 ];
