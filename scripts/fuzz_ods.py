@@ -405,7 +405,7 @@ class Gen:
     def region_count(self, o):
         n = 0
         for x in o["regions"]:
-            k = x.split(" ")[1]
+            k = x.split(" ")[1].split("@")[0]  # `1@=1`: one region with one block
             n += 1 if k == "1" else self.rng.randint(0, 2)
         return n
 
