@@ -5,7 +5,8 @@
 //! `vector.from_elements` element counts, the LLVM dialect's scalar-or-vector type
 //! constraints, dialect enum attributes written `<case>` (`< >` and unknown cases), operand and
 //! type counts of a `type($variadic)` directive, `vector.shuffle`'s verifier, the attribute
-//! dictionary of `gpu.memcpy`/`gpu.memset`, and the custom-form print of empty blocks. Each
+//! dictionary of `gpu.memcpy`/`gpu.memset`, integer attributes of a fixed type written with
+//! another, and the custom-form print of empty blocks. Each
 //! verdict was taken from mlir-opt-22; with the tool installed the table is checked against
 //! it again (required with MEMPLAN_REQUIRE_MLIR=1).
 
@@ -263,6 +264,35 @@ const CASES: &[(&str, Option<&str>)] = &[
     ),
     (
         "func.func @f(%a: vector<2x3xi32>, %b: vector<4x3xi32>) {\n  %0 = vector.shuffle %a, %b [5, 0, 1] : vector<2x3xi32>, vector<4x3xi32>\n  return\n}",
+        None,
+    ),
+    // ---- integer attributes of a fixed type written with another (upstream mutator) ----
+    (
+        "func.func @f(%t: !nvgpu.device.async.token) {\n  nvgpu.device_async_wait %t { numGroups = 1 : i1}\n  return\n}",
+        Some("attribute 'numGroups' failed to satisfy constraint: 32-bit signless integer attribute"),
+    ),
+    (
+        "func.func @f(%t: !nvgpu.device.async.token) {\n  nvgpu.device_async_wait %t { numGroups = 3 }\n  return\n}",
+        Some("attribute 'numGroups' failed to satisfy constraint: 32-bit signless integer attribute"),
+    ),
+    (
+        "func.func @f(%t: !nvgpu.device.async.token) {\n  nvgpu.device_async_wait %t { numGroups = 1 : i32}\n  return\n}",
+        None,
+    ),
+    (
+        "\"llvm.mlir.global\"() ({}) {sym_name = \"foo\", global_type = i64, value = 0 : i64, addr_space = 1.0 : f32, linkage = #llvm.linkage<private>} : () -> ()",
+        Some("attribute 'addr_space' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative"),
+    ),
+    (
+        "\"llvm.mlir.global\"() ({}) {sym_name = \"foo\", global_type = i64, value = 0 : i64, addr_space = 1 : i32, linkage = #llvm.linkage<private>} : () -> ()",
+        None,
+    ),
+    (
+        "func.func @f(%v: f32, %d: memref<128xf32>, %i: i32, %o: i32) {\n  amdgpu.raw_buffer_store {boundsCheck = true, indexOffset = 1 : index} %v -> %d[%i] sgprOffset %o : f32 -> memref<128xf32>, i32\n  return\n}",
+        Some("attribute 'indexOffset' failed to satisfy constraint: 32-bit signless integer attribute"),
+    ),
+    (
+        "func.func @f(%v: f32, %d: memref<128xf32>, %i: i32, %o: i32) {\n  amdgpu.raw_buffer_store {boundsCheck = true, indexOffset = 1 : i32} %v -> %d[%i] sgprOffset %o : f32 -> memref<128xf32>, i32\n  return\n}",
         None,
     ),
 ];

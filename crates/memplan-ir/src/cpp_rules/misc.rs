@@ -142,7 +142,8 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
             };
             if let (Some(a), Some(b), Some(r)) = (shape(&ops[0]), shape(&ops[1]), shape(&rs[0])) {
                 let zero_d = a.is_empty() && b.is_empty() && r.len() == 1;
-                if !zero_d && !(a.len() == r.len() && b.len() == r.len()) {
+                let same_rank = a.len() == r.len() && b.len() == r.len();
+                if !(zero_d || same_rank) {
                     return Err("rank mismatch".into());
                 }
                 for k in 1..a.len() {

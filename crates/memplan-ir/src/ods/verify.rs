@@ -924,6 +924,38 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
             }
         }
     }
+    // integer attributes of a fixed type (`I32Attr`, `ConfinedAttr<I32Attr, ...>`): a number
+    // of another type (`1 : i1`, `1 : index`, `1.0 : f32`) fails the constraint
+    for spec in &op.attrs {
+        let AttrKind::Typed(t) = &spec.kind else {
+            continue;
+        };
+        let TypeKind::Integer {
+            width,
+            signedness: Signedness::Signless,
+        } = t.kind()
+        else {
+            continue;
+        };
+        let Some(a) = d.props.get(spec.name).or_else(|| d.attrs.get(spec.name)) else {
+            continue;
+        };
+        let wrong = match a {
+            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => ty != t,
+            _ => false,
+        };
+        if wrong {
+            let summary = if spec.confine_summary.is_empty() {
+                format!("{width}-bit signless integer attribute")
+            } else {
+                spec.confine_summary.replace('+', " ")
+            };
+            return Err(format!(
+                "attribute '{}' failed to satisfy constraint: {summary}",
+                spec.name
+            ));
+        }
+    }
     for spec in op.attrs.iter().filter(|a| !a.confine.is_empty()) {
         let Some(a) = d.props.get(spec.name).or_else(|| d.attrs.get(spec.name)) else {
             continue;
