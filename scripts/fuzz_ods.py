@@ -136,12 +136,93 @@ def load_table(path):
     return ops
 
 
+WIDE = False  # set by --wide: the generator also reads constraint names it has no sample for
+
+
 def type_choices(t):
     if t.startswith("="):
         return [t[1:]]
     if t.startswith("~"):
-        return DIALECT_CLASS.get(t[1:])
-    return CANDIDATES.get(t[1:])
+        got = DIALECT_CLASS.get(t[1:])
+        if got is None and WIDE and "=" in t:
+            # `~class=buildable`: the table names a buildable instance of the dialect type
+            return [t.split("=", 1)[1]]
+        return got
+    got = CANDIDATES.get(t[1:])
+    if got is None and WIDE:
+        got = constraint_types(t[1:]) or None
+    return got
+
+
+FLOAT_NAMES = {"16": "f16", "32": "f32", "64": "f64", "80": "f80", "128": "f128"}
+
+
+def element_types(s):
+    """Element types named by an ODS constraint description fragment (`16_bit_float`,
+    `8_bit_signless_integer`, `f8E4M3FN_type`, `bfloat16_type`, joined by `_or_`)."""
+    out = []
+    for a in s.split("_or_"):
+        m = re.fullmatch(r"(\d+)_bit_(?:signless_)?integer", a)
+        if m:
+            out.append(f"i{m.group(1)}")
+            continue
+        m = re.fullmatch(r"(\d+)_bit_float", a)
+        if m and m.group(1) in FLOAT_NAMES:
+            out.append(FLOAT_NAMES[m.group(1)])
+            continue
+        if a == "bfloat16_type":
+            out.append("bf16")
+            continue
+        m = re.fullmatch(r"(f\d+E\d+M\d+\w*|tf32|bf16|f16|f32|f64)_type", a)
+        if m:
+            out.append(m.group(1))
+            continue
+        if a in ("index", "any_type", "floating_point", "integer", "signless_integer"):
+            out.append({"index": "index", "any_type": "f32", "floating_point": "f32"}.get(a, "i32"))
+            continue
+        return []
+    return out
+
+
+def constraint_types(name):
+    """Sample types for a constraint the CANDIDATES table lacks, read from its name: vectors
+    and tensors of named element types and lengths/ranks, LLVM pointers in address spaces,
+    scalars; `A_or_B` unions of such. Empty when the name is not understood."""
+    m = re.fullmatch(r"(?:fixed_length_)?vector_of_(.+?)_values(?:_of_length_([\d_]+))?", name)
+    if m:
+        es = element_types(m.group(1))
+        lens = m.group(2).split("_") if m.group(2) else ["4"]
+        return [f"vector<{n}x{e}>" for e in es for n in lens] if es else []
+    m = re.fullmatch(r"(\d)D_tensor_of_(.+)_values", name)
+    if m:
+        es = element_types(m.group(2))
+        return [f"tensor<{'x'.join(['2'] * int(m.group(1)))}x{e}>" for e in es] if es else []
+    m = re.fullmatch(r"LLVM_pointer_in_address_space_(\d+)", name)
+    if m:
+        return ["!llvm.ptr" if m.group(1) == "0" else f"!llvm.ptr<{m.group(1)}>"]
+    fixed = {
+        "AnyUnrankedMemRef": ["memref<*xf32>"],
+        "LLVM_AnyStruct": ["!llvm.struct<(i32, f32)>"],
+        "LLVM_AnyAggregate": ["!llvm.struct<(i32, f32)>", "!llvm.array<4 x i32>"],
+        "GPU_MMAMatrix": ['!gpu.mma_matrix<16x16xf16, "AOp">'],
+        "AnyFixedVectorOfAnyRank": ["vector<4xf32>", "vector<2x2xi32>"],
+        "IndexCastTypeConstraint": ["index", "i32", "vector<4xindex>"],
+        "Async_AnyAsyncType": ["!async.token", "!async.value<f32>"],
+    }
+    if name in fixed:
+        return fixed[name]
+    es = element_types(name)
+    if es:
+        return es
+    # `A_or_B` where each side is understood on its own
+    parts = name.split("_or_")
+    for i in range(1, len(parts)):
+        left, right = "_or_".join(parts[:i]), "_or_".join(parts[i:])
+        lt = CANDIDATES.get(left) or constraint_types(left)
+        rt = CANDIDATES.get(right) or constraint_types(right)
+        if lt and rt:
+            return lt + rt
+    return []
 
 
 def elem_of(t):
@@ -163,7 +244,7 @@ def gen_attr(rng, kind):
         c = rng.choice(cases.split("|"))
         if style == "kw":
             return f"{dia}<{mn} {c}>"
-        if style == "lt":
+        if style in ("lt", "ltbit"):
             return f"{dia}.{mn}<{c}>"
         return None
     if head == "typed":
@@ -188,15 +269,58 @@ def gen_attr(rng, kind):
     return None
 
 
+# --wide: random types, attribute values and locations the op table never asks for (used on
+# extra function arguments, as discardable attributes and as op locations)
+WIDE_TYPES = [
+    "i1", "i7", "i128", "si8", "ui16", "index", "f16", "bf16", "f80", "f128", "tf32", "f8E4M3FN",
+    "f8E5M2", "f4E2M1FN", "complex<f32>", "complex<i8>", "none", "tuple<>", "tuple<i32, tuple<f32>>",
+    "vector<[4]xf32>", "vector<2x[4]xi8>", "vector<f32>", "vector<1x1x1xi1>", "tensor<*xf32>",
+    "tensor<?x4xi32>", "tensor<0xf32>", 'tensor<2xf32, "enc">', "tensor<4xf32, #fz.enc<1>>",
+    "memref<4x?xf32, strided<[?, 1], offset: ?>>", "memref<4xf32, 1>",
+    "memref<4xf32, #gpu.address_space<workgroup>>", "memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>>",
+    "memref<*xf32, 3>", "memref<0xf32>", "memref<2x3xf32, strided<[3, 1], offset: 5>>",
+    "memref<4xvector<2xf32>>", "memref<f32>", "!llvm.struct<(i32, ptr)>", '!llvm.struct<"fz", (i32, f64)>',
+    "!llvm.struct<packed (i8, i32)>", "!llvm.array<4 x i8>", "!llvm.func<void (i32, ...)>", "!llvm.ptr<5>",
+    "(i32) -> f32", "() -> ()", "(i32, f32) -> (i64, i1)", "!fz.ty", '!fz<"x y">', "!fz.ty<1, [2], {a = 3}>",
+    "!async.value<f32>", "!gpu.async.token", "!llvm.target<\"spirv\">",
+]
+WIDE_ATTRS = [
+    "5 : i64", "-3 : si8", "7 : ui16", "0x10 : i32", "true", "false", "1.5 : f32", "-0.0 : f64",
+    "0x7FC00000 : f32", "1.0e10 : f64", "2.5 : bf16", "1 : index", "-1", "3.0", '"a\\"b\\n"', '"\\00\\ff"',
+    "unit", '[1, "x", unit]', "[]", "{a = 1 : i32, b}", "{}",
+    "dense<[1, 2]> : tensor<2xi32>", "dense<1.0> : vector<4xf32>", "dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>",
+    'dense<"0x01020304"> : tensor<4xi8>', "dense<(1.0, 2.0)> : tensor<complex<f32>>", "dense<[true, false]> : tensor<2xi1>",
+    "dense<> : tensor<0xi32>", "dense<[0x7F800000]> : tensor<1xf32>", "sparse<[[0, 0]], [1]> : tensor<2x2xi32>",
+    "array<i32: 1, 2>", "array<f32: 1.0>", "array<i1: true>", "array<i64>", "affine_map<(d0)[s0] -> (d0 + s0, d0 mod 2)>",
+    "affine_set<(d0) : (d0 >= 0, d0 - 4 == 0)>", "i32", "memref<?xf32>", "!llvm.ptr", "@a::@b", "@c",
+    '#fz.attr<"x">', "#fz<bar>", "#fz.a<[1, 2], {k = f32}>", "strided<[1]>", "strided<[?, 1], offset: ?>",
+    "#llvm.linkage<internal>", "#gpu.address_space<private>", "#arith.fastmath<fast>", "distinct[0]<unit>",
+]
+WIDE_LOCS = [
+    'loc("f.mlir":3:4)', "loc(unknown)", 'loc("nm"("a.mlir":1:1))', 'loc(fused["a", "b":2:3])',
+    'loc(callsite("a" at "b":1:1))', 'loc(fused<"x">["a":1:2])', 'loc("a.mlir":1:2 to 3:4)',
+]
+
+
 class Gen:
     def __init__(self, ops, rng):
         self.rng = rng
         self.ops = [o for o in ops if self.usable(o)]
+        # --wide: ops with regions join the ordinary ones, successor ops end a first block
+        self.term_ops = [o for o in ops if WIDE and o["successors"] and self.usable(o, True)]
 
-    def usable(self, o):
-        if o["regions"] or o["successors"] or "Terminator" in o["traits"]:
+    def usable(self, o, successors=False):
+        if WIDE and o["name"] in ("builtin.module", "func.func"):
             return False
-        if o["name"].startswith(("builtin.", "func.")):
+        if WIDE and not successors:
+            if o["successors"] or "Terminator" in o["traits"]:
+                return False
+        elif WIDE:
+            if not o["successors"] or o["regions"]:
+                return False
+        elif o["regions"] or o["successors"] or "Terminator" in o["traits"]:
+            return False
+        if o["name"].startswith(("builtin.", "func.")) and not WIDE:
             return False
         for _, k, t in o["operands"] + o["results"]:
             if k.startswith("**") or type_choices(t) is None:
@@ -206,7 +330,7 @@ class Gen:
                 return False
         return True
 
-    def op_text(self, o, args):
+    def op_text(self, o, args, depth=0):
         """(text, arg types) of one op in generic form; `args` names fresh arguments."""
         rng = self.rng
         types = {}
@@ -264,7 +388,54 @@ class Gen:
         self.counter += 1
         pd = f" <{{{', '.join(props)}}}>" if props else ""
         rt = rtypes[0] if len(rtypes) == 1 and not rtypes[0].startswith("(") else "(" + ", ".join(rtypes) + ")"
-        return f'    {res}"{o["name"]}"({", ".join(operands)}){pd} : ({", ".join(otypes)}) -> {rt}'
+        succ = regs = extra = ""
+        if WIDE:
+            if o["successors"]:
+                n = sum(1 if k == "1" else rng.randint(0, 2) for k in [x.split(" ")[1] for x in o["successors"]])
+                succ = "[" + ", ".join(["^bb1"] * n) + "]"
+            if o["regions"]:
+                regs = " (" + ", ".join(self.region(o, args, depth) for _ in range(self.region_count(o))) + ")"
+            if rng.random() < 0.2:
+                extra += f" {{fz_attr = {rng.choice(WIDE_ATTRS)}}}"
+            if rng.random() < 0.2:
+                extra += f" : ({', '.join(otypes)}) -> {rt} {rng.choice(WIDE_LOCS)}"
+                return f'{"  " * depth}    {res}"{o["name"]}"({", ".join(operands)}){succ}{pd}{regs}{extra}'
+        return f'{"  " * depth}    {res}"{o["name"]}"({", ".join(operands)}){succ}{pd}{regs}{extra} : ({", ".join(otypes)}) -> {rt}'
+
+    def region_count(self, o):
+        n = 0
+        for x in o["regions"]:
+            k = x.split(" ")[1].split("@")[0]  # `1@=1`: one region with one block
+            n += 1 if k == "1" else self.rng.randint(0, 2)
+        return n
+
+    def region(self, o, args, depth):
+        """A region for an op of --wide: empty, or one block (sometimes with arguments of the
+        op's element types) holding at most one op and the op's implicit terminator."""
+        rng = self.rng
+        if rng.random() < 0.15:
+            return "{\n" + "  " * depth + "    }"
+        term = None
+        for tr in o["traits"]:
+            if tr.startswith("SingleBlockImplicitTerminator="):
+                t = tr.split("=", 1)[1]
+                m = re.fullmatch(r"(\w+)::(\w+)Op", t)
+                term = f"{m.group(1)}.{m.group(2)[0].lower()}{m.group(2)[1:]}" if m else t
+        ind = "  " * depth
+        head = ""
+        if rng.random() < 0.4:
+            tys = [rng.choice(["index", "f32", "i32"]) for _ in range(rng.randint(1, 3))]
+            head = f"{ind}    ^bb0(" + ", ".join(f"%b{depth}_{i}: {t}" for i, t in enumerate(tys)) + "):\n"
+        body = []
+        if depth < 2 and rng.random() < 0.5:
+            body.append(self.op_text(rng.choice(self.ops), args, depth + 1))
+        if term:
+            body.append(f'{ind}      "{term}"() : () -> ()')
+        elif "NoTerminator" not in o["traits"]:
+            body.append(f'{ind}      "{rng.choice(["scf.yield", "llvm.return", "func.return"])}"() : () -> ()')
+        if not body and not head:
+            head = f"{ind}    ^bb0:\n"
+        return "{\n" + head + "\n".join(body) + "\n" + ind + "    }"
 
     def module(self):
         self.counter = 0
@@ -275,8 +446,25 @@ class Gen:
             return f"%a{len(arg_types) - 1}"
 
         lines = [self.op_text(self.rng.choice(self.ops), arg) for _ in range(self.rng.randint(1, 4))]
+        if not WIDE:
+            sig = ", ".join(f"%a{i}: {t}" for i, t in enumerate(arg_types))
+            return f"func.func @f({sig}) {{\n" + "\n".join(lines) + "\n    return\n}\n"
+        rng = self.rng
+        if self.term_ops and rng.random() < 0.15:
+            lines.append(self.op_text(rng.choice(self.term_ops), arg))
+            lines.append("  ^bb1:")
+        for _ in range(rng.randint(0, 2) if rng.random() < 0.3 else 0):
+            arg_types.append(rng.choice(WIDE_TYPES))
         sig = ", ".join(f"%a{i}: {t}" for i, t in enumerate(arg_types))
-        return f"func.func @f({sig}) {{\n" + "\n".join(lines) + "\n    return\n}\n"
+        text = f"func.func @f({sig}) {{\n" + "\n".join(lines) + "\n    return\n}\n"
+        r = rng.random()
+        if r < 0.1:
+            text = "module {\n" + text + "}\n"
+        elif r < 0.15:
+            text = f"module @m attributes {{fz.a = {rng.choice(WIDE_ATTRS)}}} {{\n" + text + "}\n"
+        elif r < 0.2:
+            text = "module {\n  module @inner {\n  }\n" + text + "}\n"
+        return text
 
 
 def mutate(rng, text):
@@ -306,6 +494,24 @@ def mutate(rng, text):
     else:
         lines[i] = re.sub(r"%\w+", lambda m: rng.choice(["%a0", "%0", "%arg0", "%zz"]), lines[i], count=1)
     return "\n".join(lines)
+
+
+def upstream_seeds(d):
+    """The cases of the MLIR test files below `d` (split at `// -----`), without their
+    `// CHECK`/`// RUN`/`expected-*` comment lines; cases that use MLIR's test dialect (which
+    mlir-opt-22 registers and memplan does not) or file-level directives are left out."""
+    out = []
+    for dp, _, fs in sorted(os.walk(d)):
+        for f in sorted(fs):
+            if not f.endswith(".mlir"):
+                continue
+            text = open(os.path.join(dp, f), encoding="utf-8", errors="replace").read()
+            for case in re.split(r"(?m)^// -----\s*$", text):
+                case = "\n".join(l for l in case.split("\n") if not re.match(r"\s*//", l))
+                if not case.strip() or re.search(r"\btest\.|#test\.|!test\.|\{-#", case):
+                    continue
+                out.append(case)
+    return out
 
 
 def run(cmd, inp=None, timeout=60):
@@ -392,7 +598,12 @@ def main():
     ap.add_argument("--min-reject", type=float, help="same for mutants mlir-opt-22 rejects that memplan rejects")
     ap.add_argument("--keep", help="directory: keep disagreeing inputs there")
     ap.add_argument("--keep-each", type=int, default=1, help="inputs kept per class and message pattern")
+    ap.add_argument("--wide", action="store_true", help="widen the generator: constraint types read from their names, ops with regions and successors, discardable attributes of every attribute kind, locations, extra argument types, nested modules")
+    ap.add_argument("--seed-dir", action="append", default=[], help="also mutate the cases (split at `// -----`) of every *.mlir below this directory, e.g. upstream MLIR test files (repeatable)")
+    ap.add_argument("--no-corpus", action="store_true", help="do not mutate the shared corpus cases")
     a = ap.parse_args()
+    global WIDE
+    WIDE = a.wide
     rng = random.Random(a.seed)
     gen = Gen(load_table(TABLE), rng)
     stats = Counter()
@@ -480,10 +691,12 @@ def main():
 
     # mutants: corpus inputs and custom forms of generated modules
     seeds = []
-    for dp, _, fs in os.walk(a.corpus):
+    for dp, _, fs in sorted(os.walk(a.corpus)) if not a.no_corpus else []:
         for f in sorted(fs):
             if f.endswith(".mlir") and "/foreign" not in dp:
                 seeds.append(open(os.path.join(dp, f)).read())
+    for d in a.seed_dir:
+        seeds += upstream_seeds(d)
     seeds += customs
     done = 0
     while done < a.mutants and seeds:

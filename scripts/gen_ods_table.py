@@ -26,10 +26,11 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               ConfinedAttr predicates memplan checks, pos, nonneg, pow2, min=N, max=N,
               oneof=A:B, sorted, mincount=N, count=N, then the attribute's summary with `+`
               for spaces, which MLIR's message quotes): unit, ienum:W:case|case, denum:#dia:mnemonic:style:
-              case|case, typed:=T, type, darray:T, sym, symname, str, attr, strip:#dia.mnemonic:style,
+              case|case (style kw, lt or ltbit: `<flag, flag>`), typed:=T, type, darray:T, sym, symname, str, attr, strip:#dia.mnemonic:style,
               uprop, prop:Name
   results     like operands
-  regions     `;`-separated `name kind` (1 or *)
+  regions     `;`-separated `name kind` (1 or *), then `@=N`, `@<=N` or `@>=N` where the region
+              constraint fixes its block count (SizedRegion, MaxSizedRegion, MinSizedRegion)
   successors  `;`-separated `name kind`
   format      the assemblyFormat with whitespace runs collapsed to one space (empty when the op
               has none)
@@ -363,6 +364,8 @@ class Reader:
             en = self.r[defname(base["enum"])]
             fmt = (base.get("assemblyFormat") or "").strip()
             style = "lt" if fmt.startswith("`<`") else ("kw" if fmt in ("$value", "") else "other")
+            if style == "lt" and ("BitEnumAttr" in self.sc(en["!name"]) or "BitEnumBase" in self.sc(en["!name"])):
+                style = "ltbit"  # a set of flags (`<nnan, ninf>`), not one case
             return req, f"denum:#{dia}:{base['mnemonic']}:{style}:" + "|".join(self.enum_cases(en))
         if "EnumAttrInfo" in bsc or "IntEnumAttr" in bsc or "BitEnumAttr" in bsc:
             w = base.get("bitwidth") or 64
@@ -508,7 +511,14 @@ class Reader:
         regions = []
         for a, an in (op.get("regions") or {}).get("args") or []:
             d = defname(a)
-            regions.append(f"{an} {'*' if 'VariadicRegion' in self.sc(d) else '1'}")
+            variadic = "VariadicRegion" in self.sc(d)
+            # SizedRegion / MaxSizedRegion / MinSizedRegion (variadic ones carry the summary of
+            # their element): the block count MLIR checks
+            m = re.fullmatch(r"region with (at most |at least )?(\d+) blocks", self.r[d].get("summary") or "")
+            size = ""
+            if m:
+                size = "@" + {"at most ": "<=", "at least ": ">=", None: "="}[m.group(1)] + m.group(2)
+            regions.append(f"{an} {'*' if variadic else '1'}{size}")
         succs = []
         for a, an in (op.get("successors") or {}).get("args") or []:
             d = defname(a)

@@ -632,6 +632,19 @@ impl<'a> Printer<'a> {
     /// A custom printer that prints a region has committed to its custom form: it must not
     /// return `false` afterwards (text before the region may already be streamed out).
     pub fn print_region(&mut self, r: RegionId, print_entry_args: bool, print_terminators: bool) {
+        self.print_region_with(r, print_entry_args, print_terminators, false);
+    }
+
+    /// [`Printer::print_region`] with MLIR's `printEmptyBlock`: when `print_empty_block` is
+    /// set, an entry block with no ops keeps its label (`^bb0:`), as in the generic form;
+    /// custom forms leave it out (`module {\n}`), as MLIR's `printRegion` does by default.
+    pub fn print_region_with(
+        &mut self,
+        r: RegionId,
+        print_entry_args: bool,
+        print_terminators: bool,
+        print_empty_block: bool,
+    ) {
         let m = self.m;
         if let Some(f) = self.frames.last_mut() {
             f.1 = true;
@@ -641,7 +654,7 @@ impl<'a> Printer<'a> {
         for (i, &b) in blocks.iter().enumerate() {
             let has_args = !m.block_args(b).is_empty();
             let empty = m.first_op(b).is_none();
-            let label = i > 0 || (print_entry_args && has_args) || (empty && !has_args);
+            let label = i > 0 || (print_entry_args && has_args) || (print_empty_block && empty);
             self.out.push('\n');
             if label {
                 for _ in 0..self.indent {
@@ -793,7 +806,7 @@ impl<'a> Printer<'a> {
                 if i > 0 {
                     self.out.push_str(", ");
                 }
-                self.print_region(r, true, true);
+                self.print_region_with(r, true, true, true);
             }
             self.out.push(')');
         }

@@ -528,8 +528,8 @@ pub fn successor_operands(m: &Module, op: OpId) -> Option<Vec<&[ValueId]>> {
             .and_then(|a| a.as_int_array())
     };
     match d.name.as_str() {
-        "cf.br" if d.successors.len() == 1 => Some(vec![ops]),
-        "cf.cond_br" if d.successors.len() == 2 => {
+        "cf.br" | "llvm.br" if d.successors.len() == 1 => Some(vec![ops]),
+        "cf.cond_br" | "llvm.cond_br" if d.successors.len() == 2 => {
             let s = seg("operandSegmentSizes")?;
             if s.len() != 3 || s.iter().any(|&x| x < 0) || s.iter().sum::<i64>() != ops.len() as i64
             {
@@ -538,7 +538,7 @@ pub fn successor_operands(m: &Module, op: OpId) -> Option<Vec<&[ValueId]>> {
             let (t, f) = (s[1] as usize, s[2] as usize);
             Some(vec![&ops[1..1 + t], &ops[1 + t..1 + t + f]])
         }
-        "cf.switch" => {
+        "cf.switch" | "llvm.switch" => {
             let s = seg("operandSegmentSizes")?;
             let cases = seg("case_operand_segments").unwrap_or(&[]);
             if s.len() != 3 || s.iter().any(|&x| x < 0) || s.iter().sum::<i64>() != ops.len() as i64

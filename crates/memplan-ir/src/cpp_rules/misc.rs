@@ -134,6 +134,54 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 }
             }
         }
+        // ShuffleOp::verify
+        "vector.shuffle" if ops.len() == 2 && rs.len() == 1 => {
+            let shape = |v: &ValueId| match ty(v).kind() {
+                TypeKind::Vector { shape, .. } => Some(shape.clone()),
+                _ => None,
+            };
+            if let (Some(a), Some(b), Some(r)) = (shape(&ops[0]), shape(&ops[1]), shape(&rs[0])) {
+                let zero_d = a.is_empty() && b.is_empty() && r.len() == 1;
+                let same_rank = a.len() == r.len() && b.len() == r.len();
+                if !(zero_d || same_rank) {
+                    return Err("rank mismatch".into());
+                }
+                for k in 1..a.len() {
+                    if r[k] != a[k] || a[k] != b[k] {
+                        return Err("dimension mismatch".into());
+                    }
+                }
+                if let Some(Attribute::DenseArray {
+                    values: DenseArrayValues::Int(mask),
+                    ..
+                }) = attr(m, id, "mask")
+                {
+                    if mask.is_empty() {
+                        return Err("invalid mask length".into());
+                    }
+                    if Some(&(mask.len() as i64)) != r.first() {
+                        return Err("mask length mismatch".into());
+                    }
+                    let n = a.first().copied().unwrap_or(1) + b.first().copied().unwrap_or(1);
+                    for (i, &k) in mask.iter().enumerate() {
+                        if k != -1 && !(0..n).contains(&k) {
+                            return Err(format!("mask index #{} out of range", i + 1));
+                        }
+                    }
+                }
+            }
+        }
+        "vector.from_elements" => {
+            // the PredOpTrait MLIR's table states with a transformer the generator cannot read
+            if let Some(r) = rs.first() {
+                if let TypeKind::Vector { shape, elem: e, .. } = ty(r).kind() {
+                    let n = shape.iter().try_fold(1i64, |a, &d| a.checked_mul(d));
+                    if n != Some(ops.len() as i64) || ops.iter().any(|o| ty(o) != e) {
+                        return Err("failed to verify that shaped type 'dest' matches 'elements' element count and types".into());
+                    }
+                }
+            }
+        }
         "vector.outerproduct" => {
             // the optional accumulator has the result type
             if let (Some(acc), Some(r)) = (ops.get(2), rs.first()) {
@@ -423,6 +471,12 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
                 };
                 if dynamic != given {
                     return Err("mismatch between dynamic and static basis (kDynamic marker but no corresponding dynamic basis entry) -- this can only happen due to an incorrect fold/rewrite".into());
+                }
+                // AffineDelinearizeIndexOp::verify only (linearize_index takes any value)
+                if d.name == "affine.delinearize_index"
+                    && basis.iter().any(|&b| b <= 0 && b != DYNAMIC)
+                {
+                    return Err("no basis element may be statically non-positive".into());
                 }
             }
         }

@@ -1843,10 +1843,11 @@ fn parse_copy_like(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let a = p.parse_operand()?;
     p.parse_comma()?;
     let b = p.parse_operand()?;
-    p.parse_optional_attr_dict(&mut st.attrs)?;
+    // `... : type($dst), type($src) attr-dict`: the attributes come last
     let ta = p.parse_colon_type()?;
     p.parse_comma()?;
     let tb = p.parse_type()?;
+    p.parse_optional_attr_dict(&mut st.attrs)?;
     let va = p.resolve_operand(&a, &ta)?;
     let vb = p.resolve_operand(&b, &tb)?;
     st.operands.push(va);
@@ -1864,9 +1865,9 @@ fn print_copy_like(p: &mut Printer<'_>, op: OpId) -> bool {
     };
     p.write(" ");
     p.print_operands(rest);
-    p.print_optional_attr_dict(&m.op(op).attrs, &[]);
     p.write(" : ");
     p.print_value_types(rest);
+    p.print_optional_attr_dict(&m.op(op).attrs, &[]);
     true
 }
 

@@ -112,6 +112,9 @@ pub enum AttrKind {
     Stripped {
         /// `#dia.mnemonic`.
         prefix: String,
+        /// For a dialect enum attribute (`<case>`), its cases; empty for other attributes
+        /// and for bit enums (`<flag, flag>`).
+        cases: Vec<&'static str>,
     },
     /// Attribute with a buildable value type: written without `: type`.
     Typed(Type),
@@ -163,6 +166,9 @@ pub struct OdsOp {
     pub results: Vec<ValueSpec>,
     /// Regions: (name, variadic).
     pub regions: Vec<(&'static str, bool)>,
+    /// Per region group, the block count its constraint fixes: `=N`, `<=N` or `>=N`
+    /// (SizedRegion, MaxSizedRegion, MinSizedRegion), empty for any region.
+    pub region_sizes: Vec<&'static str>,
     /// Successors: (name, variadic).
     pub successors: Vec<(&'static str, bool)>,
     /// The `assemblyFormat` (empty if none).
@@ -335,8 +341,13 @@ fn parse_attr_kind(k: &'static str) -> AttrKind {
                     mnemonic: mn,
                     cases: cases.split('|').collect(),
                 },
-                "lt" => AttrKind::Stripped {
+                "lt" | "ltbit" => AttrKind::Stripped {
                     prefix: format!("#{dia}.{mn}"),
+                    cases: if style == "lt" {
+                        cases.split('|').collect()
+                    } else {
+                        Vec::new()
+                    },
                 },
                 _ => AttrKind::Unsupported,
             }
@@ -346,6 +357,7 @@ fn parse_attr_kind(k: &'static str) -> AttrKind {
             if style == "lt" {
                 AttrKind::Stripped {
                     prefix: prefix.to_string(),
+                    cases: Vec::new(),
                 }
             } else {
                 AttrKind::Unsupported
@@ -408,8 +420,14 @@ fn parse_table(text: &'static str) -> Table {
                 .filter(|s| !s.is_empty())
                 .map(|s| {
                     let (n, k) = s.split_once(' ').unwrap_or((s, "1"));
-                    (n, k == "*")
+                    (n, k.starts_with('*'))
                 })
+                .collect()
+        };
+        let sizes = |s: &'static str| -> Vec<&'static str> {
+            s.split(';')
+                .filter(|s| !s.is_empty())
+                .map(|s| s.split_once('@').map_or("", |x| x.1))
                 .collect()
         };
         ops.push(OdsOp {
@@ -420,6 +438,7 @@ fn parse_table(text: &'static str) -> Table {
             attrs,
             results: parse_values(f[4]),
             regions: pairs(f[5]),
+            region_sizes: sizes(f[5]),
             successors: pairs(f[6]),
             format: f[7],
             compiled: OnceLock::new(),

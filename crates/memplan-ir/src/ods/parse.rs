@@ -10,6 +10,9 @@ pub(super) struct PState {
     /// Result group sizes when known from a written type list.
     pub(super) regions: Vec<Vec<crate::ir::RegionId>>,
     pub(super) successors: Vec<Vec<crate::ir::BlockId>>,
+    /// Operand groups whose types a `type($group)` directive wrote: their counts must match
+    /// (MLIR's `resolveOperands`), nothing is broadcast.
+    pub(super) written: Vec<bool>,
 }
 
 pub(super) fn ods_of(name: &str) -> Option<&'static OdsOp> {
@@ -35,6 +38,7 @@ pub(super) fn parse_op(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<(
         result_types: vec![None; op.results.len()],
         regions: vec![Vec::new(); op.regions.len()],
         successors: vec![Vec::new(); op.successors.len()],
+        written: vec![false; op.operands.len()],
     };
     let start = p.current_span();
     parse_elems(p, st, op, &fmt.elems, &mut s)?;
@@ -59,6 +63,16 @@ pub(super) fn parse_op(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<(
     let mut sizes = Vec::new();
     for (i, us) in s.operands.iter().enumerate() {
         let tys = s.operand_types[i].clone().unwrap_or_default();
+        if s.written[i] && tys.len() != us.len() {
+            return Err(Diagnostic::new(
+                start,
+                format!(
+                    "number of operands and types do not match: got {} operands and {} types",
+                    us.len(),
+                    tys.len()
+                ),
+            ));
+        }
         let tys = if tys.len() == 1 && us.len() != 1 {
             vec![tys[0].clone(); us.len()]
         } else {
@@ -371,6 +385,7 @@ pub(super) fn parse_type_ref(
         TypeRef::Operand(i) => {
             let v = parse_type_list_for(p, &op.operands[i], qualified)?;
             s.operand_types[i] = Some(v);
+            s.written[i] = true;
         }
         TypeRef::Result(i) => {
             let v = parse_type_list_for(p, &op.results[i], qualified)?;
@@ -485,16 +500,21 @@ pub(super) fn parse_attr(p: &mut Parser<'_>, spec: &AttrSpec) -> PResult<Attribu
             }
             Ok(Attribute::Opaque(format!("#{dialect}<{mnemonic} {kw}>")))
         }
-        AttrKind::Stripped { prefix } => {
+        AttrKind::Stripped { prefix, cases } => {
             if p.at(Tok::HashId) {
                 return p.parse_attribute();
             }
             if !p.at(Tok::Less) {
                 return Err(p.error_expected("'<'"));
             }
+            let sp = p.current_span();
             let start = p.current_pos();
             let end = p.scan_balanced(start)?;
             let text = format!("{prefix}{}", &p.source()[start..end]);
+            if !cases.is_empty() {
+                enum_body_ok(&text[prefix.len()..], cases, spec.name)
+                    .map_err(|e| Diagnostic::new(sp, e))?;
+            }
             p.reset(end);
             Ok(Attribute::Opaque(text))
         }
@@ -1196,5 +1216,30 @@ pub(super) fn cpp_inferred_ok(m: &Module, id: OpId, op: &OdsOp) -> bool {
             _ => false,
         },
         _ => true,
+    }
+}
+
+/// The body `<case>` of a dialect enum attribute, as MLIR's enum parser reads it: one case,
+/// as a keyword or a string. `Err` carries the message.
+pub(crate) fn enum_body_ok(body: &str, cases: &[&str], name: &str) -> Result<(), String> {
+    let inner = body
+        .strip_prefix('<')
+        .and_then(|b| b.strip_suffix('>'))
+        .unwrap_or("")
+        .trim();
+    if inner.is_empty() {
+        return Err("expected valid keyword or string".into());
+    }
+    let word = inner
+        .strip_prefix('"')
+        .and_then(|w| w.strip_suffix('"'))
+        .unwrap_or(inner);
+    if cases.contains(&word) {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected one of [{}] for '{name}', found '{inner}'",
+            cases.join(", ")
+        ))
     }
 }

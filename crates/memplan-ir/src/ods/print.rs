@@ -139,7 +139,7 @@ pub(super) fn attr_matches_kind(a: &Attribute, k: &AttrKind) -> bool {
             mnemonic,
             cases,
         } => enum_kw_of(a, dialect, mnemonic).is_some_and(|k| cases.contains(&k)),
-        AttrKind::Stripped { prefix } => stripped_body(a, prefix).is_some(),
+        AttrKind::Stripped { prefix, .. } => stripped_body(a, prefix).is_some(),
         AttrKind::Typed(t) => match a {
             Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => ty == t,
             _ => false,
@@ -531,7 +531,7 @@ pub(super) fn print_attr_value(pr: &mut Printer<'_>, spec: &AttrSpec, a: &Attrib
             Some(k) => pr.write(k),
             None => pr.print_attr(a),
         },
-        AttrKind::Stripped { prefix } => match stripped_body(a, prefix) {
+        AttrKind::Stripped { prefix, .. } => match stripped_body(a, prefix) {
             Some(b) => pr.write(b),
             None => pr.print_attr(a),
         },

@@ -357,6 +357,9 @@ pub(super) fn constraint_text(c: &TypeC) -> String {
             "Integer or Float or fixed-length vector of Integer or Float values of ranks 1"
                 .to_string()
         }
+        TypeC::Other(n) if n.contains("LLVM_dialect_compatible_vector_of_") => {
+            llvm_constraint_text(n)
+        }
         TypeC::Other(n) => parse_summary(n)
             .or_else(|| table().summaries.get(n).and_then(|s| parse_summary(s)))
             .map(|alts| summary_text(&alts))
@@ -431,6 +434,9 @@ pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
             "SignlessIntegerLike" => like(&signless_int),
             "FloatLike" => like(&|e: &Type| e.is_float()),
             "BoolLike" => like(&|e: &Type| e == &Type::int(1)),
+            other if other.contains("LLVM_dialect_compatible_vector_of_") => {
+                return llvm_scalar_or_vector(other, t)
+            }
             other => {
                 return summary_constraint(other, t).or_else(|| {
                     table()
@@ -441,6 +447,107 @@ pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
             }
         },
     })
+}
+
+/// MLIR's `isCompatibleFloatingPointType`: the float types the LLVM dialect takes.
+fn llvm_float(t: &Type) -> bool {
+    matches!(
+        t.kind(),
+        TypeKind::Float(
+            FloatKind::BF16
+                | FloatKind::F16
+                | FloatKind::F32
+                | FloatKind::F64
+                | FloatKind::F80
+                | FloatKind::F128
+        )
+    )
+}
+
+fn llvm_ptr(t: &Type) -> bool {
+    matches!(
+        crate::cpp_rules::llvm::ty::LTy::of(t),
+        Some(crate::cpp_rules::llvm::ty::LTy::Ptr(_))
+    )
+}
+
+/// A scalar constraint of an `LLVM_ScalarOrVectorOf` / `LLVM_VectorOf` summary by name
+/// (`None`: not understood).
+fn llvm_scalar(name: &str, t: &Type) -> Option<bool> {
+    Some(match name {
+        "signless_integer" => matches!(
+            t.kind(),
+            TypeKind::Integer {
+                signedness: Signedness::Signless,
+                ..
+            }
+        ),
+        "integer" => t.is_integer(),
+        "floating_point_LLVM_type" => llvm_float(t),
+        "floating_point" => t.is_float(),
+        "LLVM_pointer_type" => llvm_ptr(t),
+        _ => {
+            let mut rest = name;
+            let e = summary_elem(&mut rest)?;
+            if !rest.is_empty() {
+                return None;
+            }
+            &e == t
+        }
+    })
+}
+
+/// Constraints built from `LLVM_ScalarOrVectorOf<T>` / `LLVM_VectorOf<T>` (`signless integer
+/// or LLVM dialect-compatible vector of signless integer`, ...): each `_or_` alternative is a
+/// scalar constraint or an LLVM-compatible vector (`isCompatibleVectorType`: rank 1, fixed or
+/// scalable, of signless integers, LLVM floats or pointers) whose element satisfies it.
+fn llvm_scalar_or_vector(name: &str, t: &Type) -> Option<bool> {
+    let mut found = false;
+    for alt in name.split("_or_") {
+        let ok = match alt.strip_prefix("LLVM_dialect_compatible_vector_of_") {
+            Some(e) => match t.kind() {
+                TypeKind::Vector { shape, elem, .. } => {
+                    let compatible = shape.len() == 1
+                        && (llvm_float(elem)
+                            || llvm_ptr(elem)
+                            || matches!(
+                                elem.kind(),
+                                TypeKind::Integer {
+                                    signedness: Signedness::Signless,
+                                    ..
+                                }
+                            ));
+                    compatible && llvm_scalar(e, elem)?
+                }
+                // still check that the element constraint is understood
+                _ => {
+                    llvm_scalar(e, &Type::index())?;
+                    false
+                }
+            },
+            None => llvm_scalar(alt, t)?,
+        };
+        found |= ok;
+    }
+    Some(found)
+}
+
+/// MLIR's summary of an `LLVM_ScalarOrVectorOf`-style constraint from its table name.
+fn llvm_constraint_text(name: &str) -> String {
+    let text = name
+        .replace('_', " ")
+        .replace("LLVM dialect compatible", "LLVM dialect-compatible");
+    // `1 bit signless integer` -> `1-bit signless integer`
+    let mut out = String::with_capacity(text.len());
+    let words: Vec<&str> = text.split(' ').collect();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            let joined = *w == "bit" && words[i - 1].bytes().all(|b| b.is_ascii_digit());
+            out.push(if joined { '-' } else { ' ' });
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// An element type named in a constraint summary (`16-bit float`, `bfloat16 type`,
@@ -729,6 +836,42 @@ fn int_width(t: &Type) -> Option<u32> {
     }
 }
 
+/// The block counts that the ops' region constraints fix (`SizedRegion<1>` and friends), as
+/// MLIR's generated `verifyInvariants` checks them; regions are numbered over all groups.
+fn verify_region_sizes(m: &Module, id: OpId, op: &OdsOp) -> Result<(), String> {
+    if op.region_sizes.iter().all(|s| s.is_empty()) {
+        return Ok(());
+    }
+    for (i, &r) in m.regions(id).iter().enumerate() {
+        // a variadic group can only be the last one
+        let g = i.min(op.regions.len().saturating_sub(1));
+        let (Some(&(name, _)), Some(&size)) = (op.regions.get(g), op.region_sizes.get(g)) else {
+            continue;
+        };
+        let (ok, what) = match size.as_bytes().first() {
+            Some(b'=') => (size[1..].parse::<usize>().ok(), ""),
+            Some(b'<') => (size[2..].parse::<usize>().ok(), "at most "),
+            Some(b'>') => (size[2..].parse::<usize>().ok(), "at least "),
+            _ => (None, ""),
+        };
+        let Some(n) = ok else {
+            continue;
+        };
+        let blocks = m.region_blocks(r).len();
+        let good = match what {
+            "" => blocks == n,
+            "at most " => blocks <= n,
+            _ => blocks >= n,
+        };
+        if !good {
+            return Err(format!(
+                "region #{i} ('{name}') failed to verify constraint: region with {what}{n} blocks"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks that MLIR states in C++ (`verify()` methods, `PredOpTrait`s) rather than in
 /// the table's constraints: the table's `ElemSame` predicates, for every table op (hand-written
 /// ones included), and the rules below, each as MLIR 22 checks it. Run by the verifier after an
@@ -740,6 +883,21 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
     };
     let ops = m.operands(id);
     let rs = m.results(id);
+    verify_region_sizes(m, id, op)?;
+    // dialect enum attributes (`#nvvm.mem_scope<cta>`): one of the enum's cases; the custom
+    // forms are checked as they are parsed, the generic form here
+    for spec in &op.attrs {
+        if let AttrKind::Stripped { prefix, cases } = &spec.kind {
+            if cases.is_empty() {
+                continue;
+            }
+            if let Some(a) = d.props.get(spec.name).or_else(|| d.attrs.get(spec.name)) {
+                if let Some(body) = super::print::stripped_body(a, prefix) {
+                    super::parse::enum_body_ok(body, cases, spec.name)?;
+                }
+            }
+        }
+    }
     if op.has_trait("Elementwise") {
         // CastOpInterface comes before Elementwise in these ops' trait lists
         crate::cpp_rules::cast_interface(m, id)?;
@@ -764,6 +922,38 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
             if x != y {
                 return Err(format!("failed to verify that {}", why.replace('+', " ")));
             }
+        }
+    }
+    // integer attributes of a fixed type (`I32Attr`, `ConfinedAttr<I32Attr, ...>`): a number
+    // of another type (`1 : i1`, `1 : index`, `1.0 : f32`) fails the constraint
+    for spec in &op.attrs {
+        let AttrKind::Typed(t) = &spec.kind else {
+            continue;
+        };
+        let TypeKind::Integer {
+            width,
+            signedness: Signedness::Signless,
+        } = t.kind()
+        else {
+            continue;
+        };
+        let Some(a) = d.props.get(spec.name).or_else(|| d.attrs.get(spec.name)) else {
+            continue;
+        };
+        let wrong = match a {
+            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => ty != t,
+            _ => false,
+        };
+        if wrong {
+            let summary = if spec.confine_summary.is_empty() {
+                format!("{width}-bit signless integer attribute")
+            } else {
+                spec.confine_summary.replace('+', " ")
+            };
+            return Err(format!(
+                "attribute '{}' failed to satisfy constraint: {summary}",
+                spec.name
+            ));
         }
     }
     for spec in op.attrs.iter().filter(|a| !a.confine.is_empty()) {
