@@ -357,6 +357,21 @@ pub(super) fn constraint_text(c: &TypeC) -> String {
             "Integer or Float or fixed-length vector of Integer or Float values of ranks 1"
                 .to_string()
         }
+        TypeC::Other(n)
+            if crate::cpp_rules::llvm::ty::llvm_constraint_text(n).is_some()
+                || table().summaries.get(n).is_some_and(|s| {
+                    crate::cpp_rules::llvm::ty::llvm_constraint_text(s).is_some()
+                }) =>
+        {
+            crate::cpp_rules::llvm::ty::llvm_constraint_text(n)
+                .or_else(|| {
+                    table()
+                        .summaries
+                        .get(n)
+                        .and_then(|s| crate::cpp_rules::llvm::ty::llvm_constraint_text(s))
+                })
+                .unwrap_or_default()
+        }
         TypeC::Other(n) => parse_summary(n)
             .or_else(|| table().summaries.get(n).and_then(|s| parse_summary(s)))
             .map(|alts| summary_text(&alts))
@@ -432,12 +447,19 @@ pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
             "FloatLike" => like(&|e: &Type| e.is_float()),
             "BoolLike" => like(&|e: &Type| e == &Type::int(1)),
             other => {
+                // the LLVM dialect's constraints, by name or by their table summary
+                let summary = table().summaries.get(other).copied();
+                for s in std::iter::once(other).chain(summary) {
+                    if let Some(ok) = crate::cpp_rules::llvm::ty::llvm_constraint(s, t) {
+                        return Some(ok);
+                    }
+                }
                 return summary_constraint(other, t).or_else(|| {
                     table()
                         .summaries
                         .get(other)
                         .and_then(|s| summary_constraint(s, t))
-                })
+                });
             }
         },
     })
