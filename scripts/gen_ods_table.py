@@ -14,6 +14,8 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               SameVariadicResultSize, InferTypeOpInterface, Elementwise, SingleBlockImplicitTerminator=OP,
               AllTypesMatch=a|b, TypesMatchWith=from|to|how, ElemSame=r0|o1|summary (element
               types of result 0 and operand 1 equal; the summary with `+` for spaces),
+              NVVMRequiresSM=N (the op needs a target chip of at least sm_N),
+              NVVMRequiresSMa=N|M (the op needs one of the arch-accelerated chips sm_Na, sm_Ma),
               CustomAssemblyFormat)
   operands    `;`-separated `name kind type`: kind `1` single, `?` optional, `*` variadic,
               `**:ATTR` variadic of variadic (ATTR: the attribute with its group sizes); type
@@ -465,6 +467,13 @@ class Reader:
                     b = m.group(3)[0].lower() + m.group(4)
                     why = re.sub(r"[^A-Za-z0-9 ']", "", tr.get("summary") or "").replace(" ", "+")
                     out.append(f"ElemSame={a}|{b}|{why}")
+            elif tsc and tsc[-1] in ("NVVMRequiresSM", "NVVMRequiresSMa"):
+                # the trait's arguments (NVVMRequiresSM<90>, NVVMRequiresSMa<[100, 101]>):
+                # MLIR 22 checks them against the #nvvm.target chip of the enclosing gpu.module
+                m = re.search(r"NVVMRequiresSMa?<([0-9, ]+)>::Impl", tr.get("trait") or "")
+                if m:
+                    nums = [x.strip() for x in m.group(1).split(",") if x.strip()]
+                    out.append(tsc[-1] + "=" + "|".join(nums))
             elif not tr["!anonymous"] and n in ("InferTypeOpAdaptorWithIsCompatible",):
                 out.append("InferTypeOpInterface")
             elif "OpInterfaceTrait" in tsc or "DeclareOpInterfaceMethods" in tsc:

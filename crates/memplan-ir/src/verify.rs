@@ -299,9 +299,21 @@ impl Ctx<'_> {
         }
         crate::dialects::gpu::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         crate::dialects::nvvm::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
+        crate::dialects::llvm::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         // MLIR reports data-layout errors at the op without the "'op' op" prefix.
         crate::dialects::dlti::verify_discardable_attrs(m, op)
             .map_err(|e| Diagnostic::new(span_of(m, op), e))?;
+        if d.name == "gpu.module" {
+            // `gpu.module`'s verifier runs each target's `verifyTarget` (NVVM: the chip
+            // against the ops' NVVMRequiresSM traits), reported where MLIR reports it
+            crate::cpp_rules::nvvm::verify_targets(m, op).map_err(|(at, e, prefixed)| {
+                if prefixed {
+                    err(m, at, e)
+                } else {
+                    Diagnostic::new(span_of(m, at), e)
+                }
+            })?;
+        }
         // Symbol visibility (MLIR's SymbolOpInterface): registered ops only.
         let sym_visibility = d
             .props

@@ -16,7 +16,7 @@ mod amdgpu;
 pub(crate) mod llvm;
 mod misc;
 mod nvgpu;
-mod nvvm;
+pub(crate) mod nvvm;
 
 use crate::attrs::Attribute;
 use crate::ir::{Module, OpId, ValueId};
@@ -212,7 +212,11 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
         // the LLVM dialect's rules for `llvm.*` argument / result attributes
         llvm::params::verify(m, id)?;
     }
-    match name.split('.').next().unwrap_or("") {
+    let dialect = name.split('.').next().unwrap_or("");
+    if matches!(dialect, "llvm" | "nvvm" | "rocdl" | "nvgpu" | "amdgpu") {
+        llvm::ops::attr_kinds(m, id)?;
+    }
+    match dialect {
         "llvm" => llvm::verify(m, id),
         "amdgpu" => amdgpu::verify(m, id),
         "nvvm" => nvvm::verify(m, id),

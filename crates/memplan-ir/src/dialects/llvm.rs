@@ -795,7 +795,21 @@ fn parse_alloca(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
     let n = p.parse_operand()?;
     p.parse_keyword("x")?;
     let elem = p.parse_type()?;
+    let at = crate::diag::Span::at(p.current_pos());
     p.parse_optional_attr_dict(&mut st.attrs)?;
+    // MLIR's `AllocaOp::parse`: the alignment must be an integer, and zero means none
+    match st.attrs.get("alignment") {
+        Some(Attribute::Integer { value: 0, .. }) => {
+            st.attrs.remove("alignment");
+        }
+        Some(Attribute::Integer { .. }) | None => {}
+        Some(_) => {
+            return Err(crate::diag::Diagnostic::new(
+                at,
+                "custom op 'llvm.alloca' expected integer alignment",
+            ));
+        }
+    }
     move_to_props(st, &["alignment"]);
     p.parse_colon()?;
     let (ins, outs) = p.parse_function_type()?;
@@ -1437,4 +1451,244 @@ fn parse_return(p: &mut Parser<'_>, st: &mut OperationState) -> PResult<()> {
         p.parse_optional_attr_dict(&mut st.attrs)?;
     }
     Ok(())
+}
+
+// ===== the `llvm.data_layout` string =====
+
+/// An unsigned decimal number as LLVM's `to_integer` reads it (digits only), below `2^bits`.
+fn dl_uint(s: &str, bits: u32) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<u64>().ok().filter(|&v| v < (1u64 << bits))
+}
+
+fn dl_addr_space(s: &str) -> Result<u64, String> {
+    if s.is_empty() {
+        return Err("address space component cannot be empty".into());
+    }
+    dl_uint(s, 24).ok_or_else(|| "address space must be a 24-bit integer".into())
+}
+
+fn dl_size(s: &str, name: &str) -> Result<u64, String> {
+    if s.is_empty() {
+        return Err(format!("{name} component cannot be empty"));
+    }
+    dl_uint(s, 24)
+        .filter(|&v| v != 0)
+        .ok_or_else(|| format!("{name} must be a non-zero 24-bit integer"))
+}
+
+/// An alignment in bits, returned in bytes (0 allowed only with `allow_zero`, read as 1).
+fn dl_align(s: &str, name: &str, allow_zero: bool) -> Result<u64, String> {
+    if s.is_empty() {
+        return Err(format!("{name} alignment component cannot be empty"));
+    }
+    let v = dl_uint(s, 16).ok_or_else(|| format!("{name} alignment must be a 16-bit integer"))?;
+    if v == 0 {
+        return if allow_zero {
+            Ok(1)
+        } else {
+            Err(format!("{name} alignment must be non-zero"))
+        };
+    }
+    if v % 8 != 0 || !(v / 8).is_power_of_two() {
+        return Err(format!(
+            "{name} alignment must be a power of two times the byte width"
+        ));
+    }
+    Ok(v / 8)
+}
+
+fn dl_form(f: &str) -> String {
+    format!("malformed specification, must be of the form \"{f}\"")
+}
+
+/// `<abi>[:<pref>]` with pref >= abi.
+fn dl_abi_pref(abi: &str, pref: Option<&&str>, abi_zero: bool) -> Result<(), String> {
+    let a = dl_align(abi, "ABI", abi_zero)?;
+    let p = match pref {
+        Some(p) => dl_align(p, "preferred", false)?,
+        None => a,
+    };
+    if p < a {
+        return Err("preferred alignment cannot be less than the ABI alignment".into());
+    }
+    Ok(())
+}
+
+/// One `-`-separated specification of an LLVM data layout string (LLVM 22's
+/// `DataLayout::parseSpecification`); `names` collects the named address spaces.
+fn dl_spec(spec: &str, names: &mut Vec<String>) -> Result<(), String> {
+    if let Some(rest) = spec.strip_prefix("ni") {
+        let rest = rest
+            .strip_prefix(':')
+            .ok_or_else(|| dl_form("ni:<address space>[:<address space>]..."))?;
+        for a in rest.split(':') {
+            if dl_addr_space(a)? == 0 {
+                return Err("address space 0 cannot be non-integral".into());
+            }
+        }
+        return Ok(());
+    }
+    let c = spec.chars().next().unwrap_or(' ');
+    let rest = &spec[c.len_utf8()..];
+    match c {
+        'i' | 'f' | 'v' => {
+            let parts: Vec<&str> = rest.split(':').collect();
+            if !(2..=3).contains(&parts.len()) {
+                return Err(dl_form(&format!("{c}<size>:<abi>[:<pref>]")));
+            }
+            let size = dl_size(parts[0], "size")?;
+            let abi = dl_align(parts[1], "ABI", false)?;
+            if c == 'i' && size == 8 && abi != 1 {
+                return Err("i8 must be 8-bit aligned".into());
+            }
+            dl_abi_pref(parts[1], parts.get(2), false)
+        }
+        'a' => {
+            let parts: Vec<&str> = rest.split(':').collect();
+            if !(2..=3).contains(&parts.len()) {
+                return Err(dl_form("a:<abi>[:<pref>]"));
+            }
+            if !parts[0].is_empty() && dl_uint(parts[0], 32) != Some(0) {
+                return Err("size must be zero".into());
+            }
+            dl_abi_pref(parts[1], parts.get(2), true)
+        }
+        'p' => {
+            let parts: Vec<&str> = rest.split(':').collect();
+            if !(3..=5).contains(&parts.len()) {
+                return Err(dl_form("p[<n>]:<size>:<abi>[:<pref>[:<idx>]]"));
+            }
+            // flags `e` (external state) and `u` (unstable representation), then the
+            // address space number and an optional `(name)`
+            let mut a = parts[0];
+            let mut flagged = false;
+            while let Some(f) = a.chars().next().filter(|f| f.is_ascii_alphabetic()) {
+                if f != 'e' && f != 'u' {
+                    return Err(format!("'{f}' is not a valid pointer specification flag"));
+                }
+                flagged = true;
+                a = &a[1..];
+            }
+            let digits = a.bytes().take_while(u8::is_ascii_digit).count();
+            let space = if digits == 0 {
+                0
+            } else {
+                dl_uint(&a[..digits], 24)
+                    .ok_or_else(|| "address space must be a 24-bit integer".to_string())?
+            };
+            let name = &a[digits..];
+            if !name.is_empty() {
+                if !name.starts_with('(') {
+                    return Err("address space must be a 24-bit integer".into());
+                }
+                if !name.ends_with(')') || name.len() == 2 {
+                    return Err("Expected `( address space name )`".into());
+                }
+                let n = &name[1..name.len() - 1];
+                if matches!(n, "P" | "G" | "A") {
+                    return Err(
+                        "Cannot use predefined address space names P/G/A in data layout".into(),
+                    );
+                }
+                if space == 0 && flagged {
+                    return Err("address space 0 cannot be unstable or have external state".into());
+                }
+                if names.iter().any(|x| x == n) {
+                    return Err(format!("address space name `{n}` already used"));
+                }
+                names.push(n.to_string());
+            } else if space == 0 && flagged {
+                return Err("address space 0 cannot be unstable or have external state".into());
+            }
+            let size = dl_size(parts[1], "pointer size")?;
+            dl_abi_pref(parts[2], parts.get(3), false)?;
+            if let Some(idx) = parts.get(4) {
+                if dl_size(idx, "index size")? > size {
+                    return Err("index size cannot be larger than the pointer size".into());
+                }
+            }
+            Ok(())
+        }
+        's' => Ok(()),
+        'e' | 'E' => {
+            if rest.is_empty() {
+                Ok(())
+            } else {
+                Err("malformed specification, must be just 'e' or 'E'".into())
+            }
+        }
+        'n' => {
+            for s in rest.split(':') {
+                dl_size(s, "size")?;
+            }
+            Ok(())
+        }
+        'S' => {
+            if rest.is_empty() {
+                return Err(dl_form("S<size>"));
+            }
+            dl_align(rest, "stack natural", false).map(|_| ())
+        }
+        'F' => {
+            let Some(t) = rest.chars().next() else {
+                return Err(dl_form("F<type><abi>"));
+            };
+            if t != 'i' && t != 'n' {
+                return Err(format!("unknown function pointer alignment type '{t}'"));
+            }
+            dl_align(&rest[t.len_utf8()..], "ABI", false).map(|_| ())
+        }
+        'P' | 'A' | 'G' => {
+            if rest.is_empty() {
+                return Err(dl_form(&format!("{c}<address space>")));
+            }
+            dl_addr_space(rest).map(|_| ())
+        }
+        'm' => {
+            let r = rest
+                .strip_prefix(':')
+                .filter(|r| !r.is_empty())
+                .ok_or_else(|| dl_form("m:<mangling>"))?;
+            if r.len() != 1 || !"elomwxa".contains(r) {
+                return Err("unknown mangling mode".into());
+            }
+            Ok(())
+        }
+        _ => Err(format!("unknown specifier '{c}'")),
+    }
+}
+
+/// Why an LLVM data layout string is malformed (LLVM 22's `DataLayout::parse`), or `None`.
+pub(crate) fn data_layout_error(s: &str) -> Option<String> {
+    if s.is_empty() {
+        return None;
+    }
+    let mut names = Vec::new();
+    for spec in s.split('-') {
+        if spec.is_empty() {
+            return Some("empty specification is not allowed".into());
+        }
+        if let Err(e) = dl_spec(spec, &mut names) {
+            return Some(e);
+        }
+    }
+    None
+}
+
+/// The LLVM dialect's discardable attributes on any op (`LLVMDialect::verifyOperationAttribute`):
+/// `llvm.data_layout` must be a string LLVM can read as a data layout.
+pub fn verify_discardable_attrs(m: &crate::ir::Module, op: crate::ir::OpId) -> Result<(), String> {
+    let Some(a) = m.op(op).attrs.get("llvm.data_layout") else {
+        return Ok(());
+    };
+    let Attribute::String { value, .. } = a else {
+        return Err("expected 'llvm.data_layout' to be a string attributes".into());
+    };
+    match data_layout_error(&String::from_utf8_lossy(value)) {
+        Some(e) => Err(format!("invalid data layout descriptor: {e}")),
+        None => Ok(()),
+    }
 }

@@ -357,8 +357,20 @@ pub(super) fn constraint_text(c: &TypeC) -> String {
             "Integer or Float or fixed-length vector of Integer or Float values of ranks 1"
                 .to_string()
         }
-        TypeC::Other(n) if n.contains("LLVM_dialect_compatible_vector_of_") => {
-            llvm_constraint_text(n)
+        TypeC::Other(n)
+            if crate::cpp_rules::llvm::ty::llvm_constraint_text(n).is_some()
+                || table().summaries.get(n).is_some_and(|s| {
+                    crate::cpp_rules::llvm::ty::llvm_constraint_text(s).is_some()
+                }) =>
+        {
+            crate::cpp_rules::llvm::ty::llvm_constraint_text(n)
+                .or_else(|| {
+                    table()
+                        .summaries
+                        .get(n)
+                        .and_then(|s| crate::cpp_rules::llvm::ty::llvm_constraint_text(s))
+                })
+                .unwrap_or_default()
         }
         TypeC::Other(n) => parse_summary(n)
             .or_else(|| table().summaries.get(n).and_then(|s| parse_summary(s)))
@@ -434,120 +446,23 @@ pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
             "SignlessIntegerLike" => like(&signless_int),
             "FloatLike" => like(&|e: &Type| e.is_float()),
             "BoolLike" => like(&|e: &Type| e == &Type::int(1)),
-            other if other.contains("LLVM_dialect_compatible_vector_of_") => {
-                return llvm_scalar_or_vector(other, t)
-            }
             other => {
+                // the LLVM dialect's constraints, by name or by their table summary
+                let summary = table().summaries.get(other).copied();
+                for s in std::iter::once(other).chain(summary) {
+                    if let Some(ok) = crate::cpp_rules::llvm::ty::llvm_constraint(s, t) {
+                        return Some(ok);
+                    }
+                }
                 return summary_constraint(other, t).or_else(|| {
                     table()
                         .summaries
                         .get(other)
                         .and_then(|s| summary_constraint(s, t))
-                })
+                });
             }
         },
     })
-}
-
-/// MLIR's `isCompatibleFloatingPointType`: the float types the LLVM dialect takes.
-fn llvm_float(t: &Type) -> bool {
-    matches!(
-        t.kind(),
-        TypeKind::Float(
-            FloatKind::BF16
-                | FloatKind::F16
-                | FloatKind::F32
-                | FloatKind::F64
-                | FloatKind::F80
-                | FloatKind::F128
-        )
-    )
-}
-
-fn llvm_ptr(t: &Type) -> bool {
-    matches!(
-        crate::cpp_rules::llvm::ty::LTy::of(t),
-        Some(crate::cpp_rules::llvm::ty::LTy::Ptr(_))
-    )
-}
-
-/// A scalar constraint of an `LLVM_ScalarOrVectorOf` / `LLVM_VectorOf` summary by name
-/// (`None`: not understood).
-fn llvm_scalar(name: &str, t: &Type) -> Option<bool> {
-    Some(match name {
-        "signless_integer" => matches!(
-            t.kind(),
-            TypeKind::Integer {
-                signedness: Signedness::Signless,
-                ..
-            }
-        ),
-        "integer" => t.is_integer(),
-        "floating_point_LLVM_type" => llvm_float(t),
-        "floating_point" => t.is_float(),
-        "LLVM_pointer_type" => llvm_ptr(t),
-        _ => {
-            let mut rest = name;
-            let e = summary_elem(&mut rest)?;
-            if !rest.is_empty() {
-                return None;
-            }
-            &e == t
-        }
-    })
-}
-
-/// Constraints built from `LLVM_ScalarOrVectorOf<T>` / `LLVM_VectorOf<T>` (`signless integer
-/// or LLVM dialect-compatible vector of signless integer`, ...): each `_or_` alternative is a
-/// scalar constraint or an LLVM-compatible vector (`isCompatibleVectorType`: rank 1, fixed or
-/// scalable, of signless integers, LLVM floats or pointers) whose element satisfies it.
-fn llvm_scalar_or_vector(name: &str, t: &Type) -> Option<bool> {
-    let mut found = false;
-    for alt in name.split("_or_") {
-        let ok = match alt.strip_prefix("LLVM_dialect_compatible_vector_of_") {
-            Some(e) => match t.kind() {
-                TypeKind::Vector { shape, elem, .. } => {
-                    let compatible = shape.len() == 1
-                        && (llvm_float(elem)
-                            || llvm_ptr(elem)
-                            || matches!(
-                                elem.kind(),
-                                TypeKind::Integer {
-                                    signedness: Signedness::Signless,
-                                    ..
-                                }
-                            ));
-                    compatible && llvm_scalar(e, elem)?
-                }
-                // still check that the element constraint is understood
-                _ => {
-                    llvm_scalar(e, &Type::index())?;
-                    false
-                }
-            },
-            None => llvm_scalar(alt, t)?,
-        };
-        found |= ok;
-    }
-    Some(found)
-}
-
-/// MLIR's summary of an `LLVM_ScalarOrVectorOf`-style constraint from its table name.
-fn llvm_constraint_text(name: &str) -> String {
-    let text = name
-        .replace('_', " ")
-        .replace("LLVM dialect compatible", "LLVM dialect-compatible");
-    // `1 bit signless integer` -> `1-bit signless integer`
-    let mut out = String::with_capacity(text.len());
-    let words: Vec<&str> = text.split(' ').collect();
-    for (i, w) in words.iter().enumerate() {
-        if i > 0 {
-            let joined = *w == "bit" && words[i - 1].bytes().all(|b| b.is_ascii_digit());
-            out.push(if joined { '-' } else { ' ' });
-        }
-        out.push_str(w);
-    }
-    out
 }
 
 /// An element type named in a constraint summary (`16-bit float`, `bfloat16 type`,

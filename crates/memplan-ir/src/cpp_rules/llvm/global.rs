@@ -318,3 +318,103 @@ pub(super) fn verify_ifunc(m: &Module, id: OpId) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `#llvm.mlir.module_flag<behavior, "key", value>` values (MLIR 22's
+/// `ModuleFlagAttr::verify`): `"CG Profile"` takes an array of `#llvm.cgprofile_entry`,
+/// `"ProfileSummary"` a `#llvm.profile_summary`, any other key an integer or a string.
+/// A flag whose text this cannot read is left alone.
+pub(super) fn verify_module_flags(m: &Module, id: OpId) -> Result<(), String> {
+    let Some(Attribute::Array(flags)) = attr(m, id, "flags") else {
+        return Ok(());
+    };
+    for f in flags {
+        let Attribute::Opaque(text) = f else {
+            continue;
+        };
+        let Some(body) = text
+            .trim()
+            .strip_prefix("#llvm.mlir.module_flag<")
+            .and_then(|b| b.strip_suffix('>'))
+        else {
+            continue;
+        };
+        let parts = super::ty::split_top(body);
+        let [behavior, key, value] = parts.as_slice() else {
+            continue;
+        };
+        const BEHAVIORS: &[&str] = &[
+            "error",
+            "warning",
+            "require",
+            "override",
+            "append",
+            "append_unique",
+            "max",
+            "min",
+        ];
+        let behavior = behavior.trim();
+        if !BEHAVIORS.contains(&behavior) {
+            return Err(format!(
+                "expected one of [{}] for LLVM Module Flag Behavior, got: {behavior}",
+                BEHAVIORS.join(", ")
+            ));
+        }
+        let Some(Attribute::String { value: key, .. }) = crate::parser::parse_attr_str(key.trim())
+        else {
+            continue;
+        };
+        let value = value.trim();
+        match key.as_slice() {
+            b"CG Profile" => {
+                let ok = match crate::parser::parse_attr_str(value) {
+                    Some(Attribute::Array(items)) => items.iter().all(|e| {
+                        matches!(e, Attribute::Opaque(t) if t.trim().starts_with("#llvm.cgprofile_entry<"))
+                    }),
+                    // an alias or a spelling this cannot read: left alone
+                    None => true,
+                    Some(_) => false,
+                };
+                if !ok {
+                    return Err(
+                        "'CG Profile' key expects an array of '#llvm.cgprofile_entry'".into(),
+                    );
+                }
+            }
+            b"ProfileSummary" => {
+                if !value.starts_with("#llvm.profile_summary<") && known_kind(value) {
+                    return Err(
+                        "'ProfileSummary' key expects a '#llvm.profile_summary' attribute".into(),
+                    );
+                }
+            }
+            _ => {
+                let ok = match crate::parser::parse_attr_str(value) {
+                    Some(
+                        Attribute::Integer { .. } | Attribute::Bool(_) | Attribute::String { .. },
+                    ) => true,
+                    _ => !known_kind(value),
+                };
+                if !ok {
+                    return Err(format!(
+                        "only integer and string values are currently supported for unknown key '\"{}\"'",
+                        String::from_utf8_lossy(&key)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the attribute spelled `text` is one whose kind is known here: anything that
+/// parses except an attribute alias (`#name` without a dialect prefix).
+fn known_kind(text: &str) -> bool {
+    match crate::parser::parse_attr_str(text) {
+        Some(Attribute::Opaque(t)) => {
+            let t = t.trim();
+            !t.starts_with('#') || t.contains('.')
+        }
+        Some(_) => true,
+        None => false,
+    }
+}

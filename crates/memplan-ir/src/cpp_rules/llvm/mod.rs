@@ -5,7 +5,7 @@
 mod call;
 mod constant;
 mod global;
-mod ops;
+pub(crate) mod ops;
 pub(crate) mod params;
 pub(crate) mod ty;
 
@@ -229,6 +229,7 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
         "llvm.mlir.global_ctors" => global::verify_structors(m, id, "ctors")?,
         "llvm.mlir.global_dtors" => global::verify_structors(m, id, "dtors")?,
         "llvm.comdat" => global::verify_comdat_region(m, id)?,
+        "llvm.module_flags" => global::verify_module_flags(m, id)?,
         "llvm.atomicrmw" => ops::atomicrmw(m, id)?,
         "llvm.cmpxchg" => ops::cmpxchg(m, id)?,
         "llvm.bitcast" => ops::bitcast(m, id)?,

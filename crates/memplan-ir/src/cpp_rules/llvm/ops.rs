@@ -498,3 +498,123 @@ pub(super) fn metadata_arrays(m: &Module, id: OpId) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The raw attribute kinds of the op table (`name -> [(attr, kind)]`), read once from the
+/// table text: the parsed table folds `sym` and `attr` into one kind.
+fn raw_attr_kinds(
+) -> &'static crate::fxhash::FxHashMap<&'static str, Vec<(&'static str, &'static str)>> {
+    static KINDS: std::sync::OnceLock<
+        crate::fxhash::FxHashMap<&'static str, Vec<(&'static str, &'static str)>>,
+    > = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let mut out = crate::fxhash::FxHashMap::default();
+        for line in crate::ods::TABLE_TEXT.lines() {
+            if line.starts_with(['#', '%']) {
+                continue;
+            }
+            let f: Vec<&str> = line.split('\t').collect();
+            let (Some(name), Some(attrs)) = (f.first(), f.get(3)) else {
+                continue;
+            };
+            let v: Vec<(&str, &str)> = attrs
+                .split(';')
+                .filter_map(|a| {
+                    let mut it = a.splitn(3, ' ');
+                    let n = it.next()?;
+                    let _req = it.next()?;
+                    Some((n, it.next()?))
+                })
+                .collect();
+            out.insert(*name, v);
+        }
+        out
+    })
+}
+
+/// Whether attribute `a` has the kind the table's code `kind` names, as MLIR's property
+/// conversion and attribute constraints check it; `None` for kinds not judged here
+/// (`attr`, property structs, bit enums, ...).
+fn kind_ok(a: &Attribute, kind: &str) -> Option<bool> {
+    let kind = kind.split('@').next().unwrap_or(kind);
+    let (head, rest) = kind.split_once(':').unwrap_or((kind, ""));
+    Some(match head {
+        "unit" => matches!(a, Attribute::Unit),
+        "ienum" => {
+            let (w, cases) = rest.split_once(':')?;
+            let w: u32 = w.parse().ok()?;
+            let Attribute::Integer { value, ty } = a else {
+                return Some(false);
+            };
+            *ty == crate::types::Type::int(w)
+                && cases
+                    .split('|')
+                    .filter_map(|c| c.split_once('=').and_then(|(_, v)| v.parse::<i128>().ok()))
+                    .any(|v| v == *value)
+        }
+        "typed" => {
+            let t = crate::parser::parse_type_str(rest.trim_start_matches('='))?;
+            match a {
+                Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => *ty == t,
+                Attribute::Bool(_) => t == crate::types::Type::int(1),
+                _ => false,
+            }
+        }
+        "type" => matches!(a, Attribute::Type(_)),
+        "darray" => {
+            let t = crate::parser::parse_type_str(rest)?;
+            matches!(a, Attribute::DenseArray { elem, .. } if *elem == t)
+        }
+        "str" | "symname" => matches!(a, Attribute::String { .. }),
+        // `FlatSymbolRefAttr` or `SymbolRefAttr` (the table does not tell them apart)
+        "sym" => matches!(a, Attribute::SymbolRef { .. }),
+        "strip" => {
+            let prefix = rest.rsplit_once(':').map_or(rest, |(p, _)| p);
+            match a {
+                Attribute::Opaque(t) => {
+                    let t = t.trim();
+                    // an alias this cannot see through is left alone
+                    t.starts_with(&format!("{prefix}<")) || !t.contains('.')
+                }
+                _ => false,
+            }
+        }
+        "denum" => {
+            let mut it = rest.splitn(4, ':');
+            let dia = it.next()?;
+            let mn = it.next()?;
+            match a {
+                Attribute::Opaque(t) => {
+                    let t = t.trim();
+                    t.starts_with(&format!("{dia}.{mn}<"))
+                        || t.starts_with(&format!("{dia}<{mn}"))
+                        || !t.contains('.')
+                }
+                _ => false,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The kinds of the inherent attributes of a table op of the LLVM-family dialects (MLIR
+/// rejects a wrong kind when it converts the generic form's properties, or with the
+/// attribute's ODS constraint): `addr_space = 1.0 : f32` on `llvm.mlir.global`,
+/// `global_name = "foo"` on `llvm.mlir.addressof`, `fpExceptionBehavior = 3 : i32` on a
+/// constrained intrinsic. The custom forms build the right kinds.
+pub(crate) fn attr_kinds(m: &Module, id: OpId) -> Result<(), String> {
+    let d = m.op(id);
+    let Some(kinds) = raw_attr_kinds().get(d.name.as_str()) else {
+        return Ok(());
+    };
+    for &(name, kind) in kinds {
+        let Some(a) = d.props.get(name).or_else(|| d.attrs.get(name)) else {
+            continue;
+        };
+        if kind_ok(a, kind) == Some(false) {
+            return Err(format!(
+                "Invalid attribute `{name}` in property conversion: {a}"
+            ));
+        }
+    }
+    Ok(())
+}

@@ -360,3 +360,157 @@ pub(crate) fn llvm_compatible(t: &Type) -> bool {
         _ => false,
     }
 }
+
+/// One element class of the LLVM dialect's type-constraint summaries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LElem {
+    /// `signless integer` (`AnySignlessInteger`)
+    SignlessInt,
+    /// `N-bit signless integer` (`I<N>`)
+    IntOfWidth(u32),
+    /// `integer` (`AnyInteger`)
+    AnyInt,
+    /// `floating point LLVM type` (`LLVM_AnyFloat`: `isCompatibleFloatingPointType`)
+    LlvmFloat,
+    /// `floating-point` (`AnyFloat`)
+    AnyFloat,
+    /// `LLVM pointer type` (`LLVM_AnyPointer`)
+    Ptr,
+}
+
+/// One alternative of such a summary: a scalar class, a vector of one (`LLVM_VectorOf`),
+/// or any LLVM-compatible vector (`LLVM_AnyVector`, optionally fixed-length only).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LAlt {
+    Scalar(LElem),
+    VectorOf(LElem),
+    AnyVector { fixed: bool },
+}
+
+fn read_lelem(s: &mut &str) -> Option<LElem> {
+    const NAMED: &[(&str, LElem)] = &[
+        ("signless_integer", LElem::SignlessInt),
+        ("floating_point_LLVM_type", LElem::LlvmFloat),
+        ("floating_point", LElem::AnyFloat),
+        ("LLVM_pointer_type", LElem::Ptr),
+        ("integer", LElem::AnyInt),
+    ];
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 {
+        let w: u32 = s[..digits].parse().ok()?;
+        *s = s[digits..].strip_prefix("_bit_signless_integer")?;
+        return Some(LElem::IntOfWidth(w));
+    }
+    for (name, e) in NAMED {
+        if let Some(r) = s.strip_prefix(name) {
+            // a whole word only (`floating_point` must not eat `floating_point_LLVM_type`)
+            if r.is_empty() || r.starts_with("_or_") {
+                *s = r;
+                return Some(*e);
+            }
+        }
+    }
+    None
+}
+
+/// Reads a constraint summary built from the LLVM dialect's own constraints
+/// (`LLVM_ScalarOrVectorOf`, `LLVM_VectorOf`, `LLVM_AnyVector`, `AnyTypeOf` of those), as
+/// the op table writes it (non-alphanumerics as `_`); `None` for anything else.
+fn read_llvm_summary(mut s: &str) -> Option<Vec<LAlt>> {
+    let mut alts = Vec::new();
+    loop {
+        if let Some(r) = s.strip_prefix("LLVM_dialect_compatible_vector_of_") {
+            s = r;
+            alts.push(LAlt::VectorOf(read_lelem(&mut s)?));
+        } else if let Some(r) = s.strip_prefix("LLVM_dialect_compatible_fixed_length_vector_type") {
+            s = r;
+            alts.push(LAlt::AnyVector { fixed: true });
+        } else if let Some(r) = s.strip_prefix("LLVM_dialect_compatible_vector_type") {
+            s = r;
+            alts.push(LAlt::AnyVector { fixed: false });
+        } else {
+            alts.push(LAlt::Scalar(read_lelem(&mut s)?));
+        }
+        if s.is_empty() {
+            return Some(alts);
+        }
+        s = s.strip_prefix("_or_")?;
+    }
+}
+
+fn lelem_ok(e: LElem, t: &Type) -> bool {
+    let opaque = |p: &str| matches!(t.kind(), TypeKind::Opaque(s) if s.trim() == p || s.trim().starts_with(&format!("{p}<")));
+    match e {
+        LElem::SignlessInt => matches!(
+            t.kind(),
+            TypeKind::Integer {
+                signedness: Signedness::Signless,
+                ..
+            }
+        ),
+        LElem::IntOfWidth(w) => *t == Type::int(w),
+        LElem::AnyInt => matches!(t.kind(), TypeKind::Integer { .. }),
+        LElem::LlvmFloat => llvm_float(t) || opaque("!llvm.ppc_fp128"),
+        LElem::AnyFloat => matches!(t.kind(), TypeKind::Float(_)),
+        LElem::Ptr => opaque("!llvm.ptr"),
+    }
+}
+
+/// MLIR's `LLVM::isCompatibleVectorType`: a 1-D builtin vector (scalable or not) of signless
+/// integers, LLVM's float types or pointers.
+fn llvm_vector_elem(t: &Type) -> Option<(&Type, bool)> {
+    let TypeKind::Vector {
+        shape,
+        scalable,
+        elem,
+    } = t.kind()
+    else {
+        return None;
+    };
+    if shape.len() != 1 {
+        return None;
+    }
+    let ok = lelem_ok(LElem::SignlessInt, elem) || llvm_float(elem) || lelem_ok(LElem::Ptr, elem);
+    ok.then_some((elem, scalable.iter().any(|&s| s)))
+}
+
+/// Whether `t` satisfies an LLVM dialect type constraint known by its summary (see
+/// [`read_llvm_summary`]); `None` when the summary is not one of those.
+pub(crate) fn llvm_constraint(summary: &str, t: &Type) -> Option<bool> {
+    let alts = read_llvm_summary(summary)?;
+    Some(alts.iter().any(|a| match *a {
+        LAlt::Scalar(e) => lelem_ok(e, t),
+        LAlt::VectorOf(e) => llvm_vector_elem(t).is_some_and(|(el, _)| lelem_ok(e, el)),
+        LAlt::AnyVector { fixed } => llvm_vector_elem(t).is_some_and(|(_, sc)| !fixed || !sc),
+    }))
+}
+
+/// MLIR's text of such a summary (`LLVM dialect-compatible vector of 1-bit signless
+/// integer`), for messages; `None` when it is not one.
+pub(crate) fn llvm_constraint_text(summary: &str) -> Option<String> {
+    read_llvm_summary(summary)?;
+    let mut s = summary.replace('_', " ");
+    for (from, to) in [
+        ("LLVM dialect compatible", "LLVM dialect-compatible"),
+        ("fixed length", "fixed-length"),
+        (" bit signless", "-bit signless"),
+    ] {
+        s = s.replace(from, to);
+    }
+    // `AnyFloat`'s summary is `floating-point`; `LLVM_AnyFloat`'s `floating point LLVM type`
+    let mut out = String::new();
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find("floating point") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + "floating point".len()..];
+        out.push_str(if after.starts_with(" LLVM type") {
+            "floating point"
+        } else {
+            "floating-point"
+        });
+        rest = after;
+    }
+    out.push_str(rest);
+    // `N-bit` digits stay joined to the word
+    Some(out.replace(" -bit", "-bit"))
+}

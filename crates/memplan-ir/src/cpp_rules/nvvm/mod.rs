@@ -257,3 +257,132 @@ pub(super) fn verify(m: &Module, id: OpId) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The SM version a `#nvvm.target` chip names, as MLIR 22's
+/// `NVVMCheckSMVersion::getTargetSMVersionFromStr` reads it: the digits after the first three
+/// characters (`sm_90a` -> 90) and whether the name ends in `a` (arch-accelerated). `None`
+/// when there are no digits there or the number does not fit: MLIR then reads an
+/// uninitialised value, so its verdict is not defined and the target is left alone.
+fn target_sm(chip: &str) -> Option<(u32, bool)> {
+    let digits: String = chip
+        .chars()
+        .skip(3)
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    Some((digits.parse().ok()?, chip.ends_with('a')))
+}
+
+/// Where a `gpu.module` target check failed: the op, the message, and whether MLIR prefixes
+/// the message with `'name' op`.
+pub(crate) type TargetError = (OpId, String, bool);
+
+/// The `#nvvm.target` attributes of a `gpu.module`: the attribute's own rules
+/// (`NVVMTargetAttr::verify`: optimization level 0..=3, non-empty triple and chip, string
+/// `link` entries) and, unless `verifyTarget = false`, MLIR 22's
+/// `NVVMTargetAttr::verifyTarget`: a chip of at least sm_20, and every nested op whose ODS
+/// carries `NVVMRequiresSM<N>` needs a chip of at least sm_N, every op with
+/// `NVVMRequiresSMa<[N, ...]>` an arch-accelerated chip `sm_Na` of its list (the op table
+/// carries the trait arguments). A target whose text this cannot read is left alone.
+pub(crate) fn verify_targets(m: &Module, module: OpId) -> Result<(), TargetError> {
+    let Some(Attribute::Array(targets)) = attr(m, module, "targets") else {
+        return Ok(());
+    };
+    for t in targets {
+        let Attribute::Opaque(text) = t else {
+            continue;
+        };
+        let text = text.trim();
+        let Some(rest) = text.strip_prefix("#nvvm.target") else {
+            continue;
+        };
+        let body = match rest.trim() {
+            "" => "",
+            r => match r.strip_prefix('<').and_then(|b| b.strip_suffix('>')) {
+                Some(b) => b,
+                None => continue,
+            },
+        };
+        let mut chip = "sm_50".to_string();
+        let mut verify_target = true;
+        let mut readable = true;
+        for p in crate::cpp_rules::llvm::ty::split_top(body) {
+            let p = p.trim();
+            if p.is_empty() {
+                continue;
+            }
+            let Some((k, v)) = p.split_once('=') else {
+                readable = false;
+                continue;
+            };
+            let v = crate::parser::parse_attr_str(v.trim());
+            match (k.trim(), v) {
+                ("O", Some(Attribute::Integer { value, .. })) => {
+                    if !(0..=3).contains(&value) {
+                        return Err((
+                            module,
+                            "The optimization level must be a number between 0 and 3.".into(),
+                            false,
+                        ));
+                    }
+                }
+                ("triple", Some(Attribute::String { value, .. })) => {
+                    if value.is_empty() {
+                        return Err((module, "The target triple cannot be empty.".into(), false));
+                    }
+                }
+                ("chip", Some(Attribute::String { value, .. })) => {
+                    if value.is_empty() {
+                        return Err((module, "The target chip cannot be empty.".into(), false));
+                    }
+                    chip = String::from_utf8_lossy(&value).into_owned();
+                }
+                ("link", Some(Attribute::Array(items))) => {
+                    if !items.iter().all(|i| matches!(i, Attribute::String { .. })) {
+                        return Err((
+                            module,
+                            "All the elements in the `link` array must be strings.".into(),
+                            false,
+                        ));
+                    }
+                }
+                ("verifyTarget", Some(Attribute::Bool(b))) => verify_target = b,
+                ("features" | "flags" | "triple" | "O" | "link", Some(_)) => {}
+                _ => readable = false,
+            }
+        }
+        if !readable || !verify_target {
+            continue;
+        }
+        let Some((version, accelerated)) = target_sm(&chip) else {
+            continue;
+        };
+        if version < 20 {
+            return Err((
+                module,
+                "Minimum NVVM target SM version is sm_20".into(),
+                false,
+            ));
+        }
+        let table = crate::ods::table();
+        for op in m.walk_ops(module) {
+            let Some(def) = table.get(m.op(op).name.as_str()) else {
+                continue;
+            };
+            let min_ok = def
+                .trait_values("NVVMRequiresSM")
+                .filter_map(|v| v.parse::<u32>().ok())
+                .all(|min| version >= min);
+            let acc_ok = def.trait_values("NVVMRequiresSMa").all(|list| {
+                accelerated
+                    && list
+                        .split('|')
+                        .filter_map(|v| v.parse::<u32>().ok())
+                        .any(|v| v == version)
+            });
+            if !min_ok || !acc_ok {
+                return Err((op, format!("is not supported on {chip}"), true));
+            }
+        }
+    }
+    Ok(())
+}
