@@ -855,6 +855,13 @@ pub fn verify_cpp_rules(m: &Module, id: OpId) -> Result<(), String> {
         let Some(a) = d.props.get(spec.name).or_else(|| d.attrs.get(spec.name)) else {
             continue;
         };
+        // a property of another storage kind fails MLIR's property conversion first
+        if matches!(a, Attribute::Float { .. }) && d.props.get(spec.name).is_some() {
+            return Err(format!(
+                "Invalid attribute `{}` in property conversion: {a}",
+                spec.name
+            ));
+        }
         let wrong = match a {
             Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => ty != t,
             _ => false,
