@@ -756,15 +756,20 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
     if kind == Some(Hand::Contract) {
         verify_contract_maps(&maps)?;
     } else if kind != Some(Hand::Elementwise) {
-        // matmul / batch_matmul / batch_reduce_matmul: user maps of the inputs index by
-        // loops alone.
-        for map in maps.iter().take(ins.len()) {
-            if map.results.iter().any(|e| !matches!(e, AffineExpr::Dim(_))) {
-                return Err("Unexpected dim expression in map result.".into());
+        match d.name.as_str() {
+            "linalg.batch_matmul" => verify_batch_matmul_maps(&maps, false)?,
+            "linalg.batch_reduce_matmul" => verify_batch_matmul_maps(&maps, true)?,
+            _ => {
+                // matmul: user maps of the inputs index by loops alone.
+                for map in maps.iter().take(ins.len()) {
+                    if map.results.iter().any(|e| !matches!(e, AffineExpr::Dim(_))) {
+                        return Err("Unexpected dim expression in map result.".into());
+                    }
+                }
+                if d.name == "linalg.matmul" {
+                    verify_matmul_maps(&maps)?;
+                }
             }
-        }
-        if d.name == "linalg.matmul" {
-            verify_matmul_maps(&maps)?;
         }
     }
     verify_hand_ranks(m, &all, &maps)?;
@@ -788,6 +793,72 @@ fn verify_matmul_maps(maps: &[&AffineMap]) -> Result<(), String> {
                 return Err("Invalid broadcast requested, should be (d2).".into());
             }
         }
+    }
+    Ok(())
+}
+
+/// Whether affine expression `e` involves loop `d` (MLIR's `AffineExpr::isFunctionOfDim`).
+fn uses_dim(e: &AffineExpr, d: u32) -> bool {
+    match e {
+        AffineExpr::Dim(k) => *k == d,
+        AffineExpr::Symbol(_) | AffineExpr::Const(_) => false,
+        AffineExpr::Add(a, b)
+        | AffineExpr::Mul(a, b)
+        | AffineExpr::Mod(a, b)
+        | AffineExpr::FloorDiv(a, b)
+        | AffineExpr::CeilDiv(a, b) => uses_dim(a, d) || uses_dim(b, d),
+    }
+}
+
+/// `BatchMatmulOp::verify` / `BatchReduceMatmulOp::verify` with user maps
+/// (`verifyExtendedBatchVariantMatmulSemantic`), loops `(batch, m, n, k)`: each input map's
+/// results are among its default map's (`A: (d0, d1, d3)`, `B: (d0, d3, d2)`), at most 3; a
+/// map with fewer results is a broadcast (`A`: `(k)` or `(m, k)`, `B`: `(k)` or `(k, n)`), a
+/// full one starts with the batch loop; the output map has 3 results over `(batch, m, n)` (2
+/// over `(m, n)` for the reduce variant), in that order.
+fn verify_batch_matmul_maps(maps: &[&AffineMap], reduce: bool) -> Result<(), String> {
+    const BATCH: u32 = 0;
+    const M: u32 = 1;
+    const N: u32 = 2;
+    const K: u32 = 3;
+    for (i, (map, default)) in maps.iter().zip([[BATCH, M, K], [BATCH, K, N]]).enumerate() {
+        let in_default = |e: &AffineExpr| matches!(e, AffineExpr::Dim(k) if default.contains(k));
+        if !map.results.iter().all(in_default) {
+            return Err(
+                "Unexpected result dim expression (outside the set of default result dims).".into(),
+            );
+        }
+        let r = &map.results;
+        if r.len() > 3 {
+            return Err("no. of result dim expressions exceeds 3.".into());
+        }
+        if r.len() < 3 {
+            let valid = match r.len() {
+                1 => uses_dim(&r[0], K),
+                2 if i == 0 => uses_dim(&r[0], M) && uses_dim(&r[1], K),
+                2 => uses_dim(&r[0], K) && uses_dim(&r[1], N),
+                _ => false,
+            };
+            if !valid {
+                return Err("Invalid broadcast requested.".into());
+            }
+        } else if !uses_dim(&r[0], BATCH) {
+            return Err("Invalid batch dimension expression.".into());
+        }
+    }
+    let Some(out) = maps.get(2) else {
+        return Ok(());
+    };
+    let want: &[u32] = if reduce { &[M, N] } else { &[BATCH, M, N] };
+    if out.results.len() != want.len() {
+        return Err(format!(
+            "expects {} dims, but got ({}).",
+            want.len(),
+            out.results.len()
+        ));
+    }
+    if !out.results.iter().zip(want).all(|(e, &d)| uses_dim(e, d)) {
+        return Err("Invalid output map result dimension.".into());
     }
     Ok(())
 }
