@@ -1,10 +1,11 @@
 //! Rules found missing by the sixth upstream sample of the core dialects (BENCHMARKS.md
 //! section 4.2.7): the complex dialect (its ops were not in the op table at all, so every
 //! `complex.*` op was rejected as unknown), `complex.constant` / `complex.bitcast` verifiers,
-//! and the user-map rules of `linalg.batch_matmul` / `linalg.batch_reduce_matmul`
-//! (`verifyExtendedBatchVariantMatmulSemantic`). Each entry is a module of our own with MLIR
-//! 22's verdict; with `mlir-opt-22` installed the table itself is checked against it
-//! (required with MEMPLAN_REQUIRE_MLIR=1).
+//! the user-map rules of `linalg.batch_matmul` / `linalg.batch_reduce_matmul`
+//! (`verifyExtendedBatchVariantMatmulSemantic`), `async.func`'s result rules, and named ops
+//! whose maps come from `linalg.memoized_indexing_maps` (the convolution map rules). Each
+//! entry is a module of our own with MLIR 22's verdict; with `mlir-opt-22` installed the table
+//! itself is checked against it (required with MEMPLAN_REQUIRE_MLIR=1).
 
 mod common;
 
@@ -63,6 +64,44 @@ const CASES: &[(&str, Option<&str>)] = &[
     (
         "func.func @f(%a: complex<f32>) {\n  %0 = complex.frobnicate %a : complex<f32>\n  return\n}",
         Some("complex.frobnicate"),
+    ),
+    // ---- async.func results (FuncOp::verify of the async dialect) ----
+    (
+        "async.func @f(%a: f32) -> (!async.token, !async.value<f32>) {\n  return %a : f32\n}\nasync.func @g() -> !async.token {\n  return\n}",
+        None,
+    ),
+    (
+        "async.func @f(%a: f32) {\n  return\n}",
+        Some("result is expected to be at least of size 1, but got 0"),
+    ),
+    (
+        "async.func @f(%a: f32) -> f32 {\n  return %a : f32\n}",
+        Some("result type must be async value type or async token type, but got 'f32'"),
+    ),
+    (
+        "async.func @f(%a: f32) -> (!async.value<f32>, !async.token) {\n  return %a : f32\n}",
+        Some("async token type is expected to appear as the 1st return value, but got 2"),
+    ),
+    // ---- named ops with `linalg.memoized_indexing_maps` (getIndexingMaps returns them) ----
+    (
+        "#i = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d6)>\n#f = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>\n#o = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>\nfunc.func @f(%a: tensor<?x?x?x?xf32>, %f: tensor<?x?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {\n    %0 = \"linalg.conv_2d_nhwc_hwcf\"(%a, %f, %o) ({\n    ^bb0(%x: f32, %y: f32, %z: f32):\n      %1 = arith.mulf %x, %y : f32\n      %2 = arith.addf %z, %1 : f32\n      linalg.yield %2 : f32\n    }) {dilations = dense<1> : tensor<2xi64>, linalg.memoized_indexing_maps = [#i, #f, #o], operandSegmentSizes = array<i32: 2, 1>, strides = dense<2> : tensor<2xi64>} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>\n    return %0 : tensor<?x?x?x?xf32>\n}",
+        None,
+    ),
+    (
+        "#i = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2, d2 * 2 + d5, d6)>\n#f = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>\n#o = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>\nfunc.func @f(%a: tensor<?x?x?x?xf32>, %f: tensor<?x?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {\n    %0 = \"linalg.conv_2d_nhwc_hwcf\"(%a, %f, %o) ({\n    ^bb0(%x: f32, %y: f32, %z: f32):\n      %1 = arith.mulf %x, %y : f32\n      %2 = arith.addf %z, %1 : f32\n      linalg.yield %2 : f32\n    }) {dilations = dense<1> : tensor<2xi64>, linalg.memoized_indexing_maps = [#i, #f, #o], operandSegmentSizes = array<i32: 2, 1>, strides = dense<2> : tensor<2xi64>} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>\n    return %0 : tensor<?x?x?x?xf32>\n}",
+        Some("unexpected input index map for convolutions"),
+    ),
+    (
+        "#i = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d1, d2 + d5, d6)>\n#f = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>\n#o = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>\nfunc.func @f(%a: tensor<?x?x?x?xf32>, %f: tensor<?x?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {\n    %0 = \"linalg.conv_2d_nhwc_hwcf\"(%a, %f, %o) ({\n    ^bb0(%x: f32, %y: f32, %z: f32):\n      %1 = arith.mulf %x, %y : f32\n      %2 = arith.addf %z, %1 : f32\n      linalg.yield %2 : f32\n    }) {dilations = dense<1> : tensor<2xi64>, linalg.memoized_indexing_maps = [#i, #f, #o], operandSegmentSizes = array<i32: 2, 1>, strides = dense<1> : tensor<2xi64>} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>\n    return %0 : tensor<?x?x?x?xf32>\n}",
+        Some("unexpected input index map for convolutions"),
+    ),
+    (
+        "#i = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>\n#f = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3 + d4)>\n#o = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>\nfunc.func @f(%a: tensor<?x?x?x?xf32>, %f: tensor<?x?x?x?xf32>, %o: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {\n    %0 = \"linalg.conv_2d_nhwc_hwcf\"(%a, %f, %o) ({\n    ^bb0(%x: f32, %y: f32, %z: f32):\n      %1 = arith.mulf %x, %y : f32\n      %2 = arith.addf %z, %1 : f32\n      linalg.yield %2 : f32\n    }) {dilations = dense<1> : tensor<2xi64>, linalg.memoized_indexing_maps = [#i, #f, #o], operandSegmentSizes = array<i32: 2, 1>, strides = dense<1> : tensor<2xi64>} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>\n    return %0 : tensor<?x?x?x?xf32>\n}",
+        Some("expected output/filter indexing maps to be projected permutations"),
+    ),
+    (
+        "#i = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>\n#f = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>\n#o = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>\nfunc.func @f(%a: tensor<1x4x4x2xf32>, %f: tensor<3x3x2x5xf32>, %o: tensor<1x3x3x5xf32>) -> tensor<1x3x3x5xf32> {\n  %0 = \"linalg.conv_2d_nhwc_hwcf\"(%a, %f, %o) ({\n  ^bb0(%x: f32, %y: f32, %z: f32):\n    %1 = arith.mulf %x, %y : f32\n    %2 = arith.addf %z, %1 : f32\n    linalg.yield %2 : f32\n  }) {dilations = dense<1> : tensor<2xi64>, linalg.memoized_indexing_maps = [#i, #f, #o], operandSegmentSizes = array<i32: 2, 1>, strides = dense<1> : tensor<2xi64>} : (tensor<1x4x4x2xf32>, tensor<3x3x2x5xf32>, tensor<1x3x3x5xf32>) -> tensor<1x3x3x5xf32>\n  return %0 : tensor<1x3x3x5xf32>\n}",
+        Some("to be greater than or equal to 5, but found 4"),
     ),
     // ---- linalg.batch_matmul / batch_reduce_matmul user maps ----
     (

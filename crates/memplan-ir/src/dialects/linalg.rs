@@ -693,6 +693,18 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
     }
     // Inputs then outputs, as one slice.
     let all = &m.operands(op)[..ins.len() + outs.len()];
+    if let Some(Attribute::Array(list)) = d.attrs.get(MEMOIZED) {
+        let maps: Vec<&AffineMap> = list
+            .iter()
+            .filter_map(|a| match a {
+                Attribute::AffineMap(map) => Some(map),
+                _ => None,
+            })
+            .collect();
+        if maps.len() == list.len() && !maps.is_empty() {
+            return verify_memoized(m, &d.name, all, &maps);
+        }
+    }
     if named.maps.is_empty() {
         // Element-wise: scalars get `() -> ()`, everything else the identity of the init's
         // rank.
@@ -715,6 +727,90 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
         Some(maps) => verify_static_shapes(m, &all, &maps.iter().collect::<Vec<_>>()),
         None => Ok(()),
     }
+}
+
+/// A named op carrying `linalg.memoized_indexing_maps`: MLIR's generated `getIndexingMaps`
+/// returns that array when it is present, so the structured-op checks (map count, loops,
+/// operand ranks, static shapes) run on it, and for convolutions and poolings (first, as in
+/// MLIR) the `ConvolutionOpInterface` checks that memplan models (`isConvolutionInterfaceImpl`: input
+/// map results each a loop or a sum of two loops, each loop alone or times a constant or
+/// symbol, no loop twice; filter and output maps projected permutations).
+fn verify_memoized(
+    m: &Module,
+    name: &str,
+    all: &[ValueId],
+    maps: &[&AffineMap],
+) -> Result<(), String> {
+    // MLIR runs the ConvolutionOpInterface verifier before the structured-op one
+    let conv = ["linalg.conv_", "linalg.depthwise_conv_", "linalg.pooling_"]
+        .iter()
+        .any(|p| name.starts_with(p));
+    if conv && maps.len() == 3 {
+        verify_conv_maps(maps)?;
+    }
+    if maps.len() != all.len() {
+        return Err(format!(
+            "expected the number of indexing_map ({}) to be equal to the number of input/output operands ({})",
+            maps.len(),
+            all.len()
+        ));
+    }
+    let loops = maps[0].num_dims;
+    for (i, map) in maps.iter().enumerate() {
+        if map.num_symbols != 0 {
+            return Err(format!("unexpected symbols in indexing_map #{i}"));
+        }
+        if map.num_dims != loops {
+            return Err(format!(
+                "expected indexing_map #{i} to have {loops} dim(s) to match the number of loops"
+            ));
+        }
+    }
+    verify_map_ranks(m, all.iter().copied(), maps.iter().map(|x| x.results.len()))?;
+    verify_static_shapes(m, all, maps)
+}
+
+/// The input / filter / output map shapes `isConvolutionInterfaceImpl` requires (see
+/// [`verify_memoized`]).
+fn verify_conv_maps(maps: &[&AffineMap]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    // a loop alone or times a constant / symbol, used once in the input map
+    let mut convolved = |e: &AffineExpr| -> bool {
+        let d = match e {
+            AffineExpr::Dim(d) => *d,
+            AffineExpr::Mul(a, b) => match (a.as_ref(), b.as_ref()) {
+                (AffineExpr::Dim(d), AffineExpr::Const(_) | AffineExpr::Symbol(_))
+                | (AffineExpr::Const(_) | AffineExpr::Symbol(_), AffineExpr::Dim(d)) => *d,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        seen.insert(d)
+    };
+    for e in &maps[0].results {
+        let ok = match e {
+            AffineExpr::Dim(_) => convolved(e),
+            AffineExpr::Add(a, b) => {
+                let l = convolved(a);
+                let r = convolved(b);
+                l && r
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err("unexpected input index map for convolutions".into());
+        }
+    }
+    let projected_permutation = |map: &AffineMap| {
+        let mut used = std::collections::BTreeSet::new();
+        map.results
+            .iter()
+            .all(|e| matches!(e, AffineExpr::Dim(d) if used.insert(*d)))
+    };
+    if !projected_permutation(maps[1]) || !projected_permutation(maps[2]) {
+        return Err("expected output/filter indexing maps to be projected permutations".into());
+    }
+    Ok(())
 }
 
 fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
