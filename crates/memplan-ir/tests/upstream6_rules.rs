@@ -1,11 +1,12 @@
-//! Rules found missing by the sixth upstream sample of the core dialects (BENCHMARKS.md
-//! section 4.2.7): the complex dialect (its ops were not in the op table at all, so every
-//! `complex.*` op was rejected as unknown), `complex.constant` / `complex.bitcast` verifiers,
-//! the user-map rules of `linalg.batch_matmul` / `linalg.batch_reduce_matmul`
-//! (`verifyExtendedBatchVariantMatmulSemantic`), `async.func`'s result rules, and named ops
-//! whose maps come from `linalg.memoized_indexing_maps` (the convolution map rules). Each
-//! entry is a module of our own with MLIR 22's verdict; with `mlir-opt-22` installed the table
-//! itself is checked against it (required with MEMPLAN_REQUIRE_MLIR=1).
+//! Rules found missing by the sixth upstream sample of the core dialects (BENCHMARKS.md section
+//! 4.2.7): the complex dialect (its ops were not in the op table at all, so every `complex.*` op
+//! was rejected as unknown), `complex.constant` / `complex.bitcast` verifiers, the user-map rules
+//! of `linalg.batch_matmul` / `linalg.batch_reduce_matmul`
+//! (`verifyExtendedBatchVariantMatmulSemantic`), `async.func`'s result rules, and named ops whose
+//! maps come from `linalg.memoized_indexing_maps` (the convolution map rules), the matmul family's
+//! projected-permutation rule and the structured ops' invertible-maps rule. Each entry is a module
+//! of our own with MLIR 22's verdict; with `mlir-opt-22` installed the table itself is checked
+//! against it (required with MEMPLAN_REQUIRE_MLIR=1).
 
 mod common;
 
@@ -135,6 +136,43 @@ const CASES: &[(&str, Option<&str>)] = &[
     (
         "func.func @f(%a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?xf32>) {\n  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d1, d2)>] ins(%a, %b : memref<?x?x?xf32>, memref<?x?x?xf32>) outs(%c : memref<?x?xf32>)\n  return\n}",
         Some("expects 3 dims, but got (2)."),
+    ),
+    (
+        "func.func @f(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?x?xf32>) {\n  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?x?xf32>)\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: memref<?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?x?xf32>) {\n  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%a, %b : memref<?x?xf32>, memref<?x?x?xf32>) outs(%c : memref<?x?x?xf32>)\n  return\n}",
+        Some("Invalid broadcast requested."),
+    ),
+    (
+        "func.func @f(%a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?x?xf32>) {\n  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + d3)>] ins(%a, %b : memref<?x?x?xf32>, memref<?x?x?xf32>) outs(%c : memref<?x?x?xf32>)\n  return\n}",
+        Some("expected indexing maps to be projected permutations"),
+    ),
+    (
+        "func.func @f(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {\n  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1 + d0)>] ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)\n  return\n}",
+        Some("expected indexing maps to be projected permutations"),
+    ),
+    (
+        "func.func @f(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {\n  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d1, d0)>] ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)\n  return\n}",
+        None,
+    ),
+    (
+        "func.func @f(%a: memref<?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?xf32>) {\n  linalg.batch_reduce_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d1 + d0, d2)>] ins(%a, %b : memref<?xf32>, memref<?x?x?xf32>) outs(%c : memref<?x?xf32>)\n  return\n}",
+        Some("invalid indexing maps are non-invertible"),
+    ),
+    // ---- structured ops: the loops-to-shapes map must be invertible ----
+    (
+        "func.func @f(%a: memref<?xf32>, %c: memref<?xf32>) {\n  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0 + d1)>], iterator_types = [\"parallel\", \"parallel\"]} ins(%a : memref<?xf32>) outs(%c : memref<?xf32>) {\n  ^bb0(%x: f32, %y: f32):\n    linalg.yield %x : f32\n  }\n  return\n}",
+        Some("invalid indexing maps are non-invertible: ((d0, d1) -> (d0, d0 + d1))"),
+    ),
+    (
+        "func.func @f(%a: f32, %c: memref<f32>) {\n  linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = [\"parallel\"]} ins(%a : f32) outs(%c : memref<f32>) {\n  ^bb0(%x: f32, %y: f32):\n    linalg.yield %x : f32\n  }\n  return\n}",
+        Some("invalid indexing maps are non-invertible"),
+    ),
+    (
+        "func.func @f(%a: f32, %c: memref<f32>) {\n  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%a : f32) outs(%c : memref<f32>) {\n  ^bb0(%x: f32, %y: f32):\n    linalg.yield %x : f32\n  }\n  return\n}",
+        None,
     ),
     (
         "func.func @f(%a: memref<2x3x5xf32>, %b: memref<2x5x7xf32>, %c: memref<3x7xf32>) {\n  linalg.batch_reduce_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d1, d2)>] ins(%a, %b : memref<2x3x5xf32>, memref<2x5x7xf32>) outs(%c : memref<3x7xf32>)\n  return\n}",

@@ -801,13 +801,7 @@ fn verify_conv_maps(maps: &[&AffineMap]) -> Result<(), String> {
             return Err("unexpected input index map for convolutions".into());
         }
     }
-    let projected_permutation = |map: &AffineMap| {
-        let mut used = std::collections::BTreeSet::new();
-        map.results
-            .iter()
-            .all(|e| matches!(e, AffineExpr::Dim(d) if used.insert(*d)))
-    };
-    if !projected_permutation(maps[1]) || !projected_permutation(maps[2]) {
+    if !is_projected_permutation(maps[1]) || !is_projected_permutation(maps[2]) {
         return Err("expected output/filter indexing maps to be projected permutations".into());
     }
     Ok(())
@@ -852,6 +846,10 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
     if kind == Some(Hand::Contract) {
         verify_contract_maps(&maps)?;
     } else if kind != Some(Hand::Elementwise) {
+        let matmul_family = matches!(
+            d.name.as_str(),
+            "linalg.matmul" | "linalg.batch_matmul" | "linalg.batch_reduce_matmul"
+        );
         match d.name.as_str() {
             "linalg.batch_matmul" => verify_batch_matmul_maps(&maps, false)?,
             "linalg.batch_reduce_matmul" => verify_batch_matmul_maps(&maps, true)?,
@@ -866,6 +864,10 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
                     verify_matmul_maps(&maps)?;
                 }
             }
+        }
+        // the matmul family's maps (output included) are projected permutations
+        if matmul_family && !maps.iter().all(|m| is_projected_permutation(m)) {
+            return Err("expected indexing maps to be projected permutations".into());
         }
     }
     verify_hand_ranks(m, &all, &maps)?;
@@ -893,6 +895,14 @@ fn verify_matmul_maps(maps: &[&AffineMap]) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether every result of `map` is a distinct loop (`AffineMap::isProjectedPermutation`).
+fn is_projected_permutation(map: &AffineMap) -> bool {
+    let mut used = std::collections::BTreeSet::new();
+    map.results
+        .iter()
+        .all(|e| matches!(e, AffineExpr::Dim(d) if used.insert(*d)))
+}
+
 /// Whether affine expression `e` involves loop `d` (MLIR's `AffineExpr::isFunctionOfDim`).
 fn uses_dim(e: &AffineExpr, d: u32) -> bool {
     match e {
@@ -909,8 +919,8 @@ fn uses_dim(e: &AffineExpr, d: u32) -> bool {
 /// `BatchMatmulOp::verify` / `BatchReduceMatmulOp::verify` with user maps
 /// (`verifyExtendedBatchVariantMatmulSemantic`), loops `(batch, m, n, k)`: each input map's
 /// results are among its default map's (`A: (d0, d1, d3)`, `B: (d0, d3, d2)`), at most 3; a
-/// map with fewer results is a broadcast (`A`: `(k)` or `(m, k)`, `B`: `(k)` or `(k, n)`), a
-/// full one starts with the batch loop; the output map has 3 results over `(batch, m, n)` (2
+/// map with fewer results is a broadcast (`A`: `(k)`, `(m, k)` or `(batch, k)`, `B`: `(k)`,
+/// `(batch, k)` or `(k, n)`), a full one starts with the batch loop; the output map has 3 results over `(batch, m, n)` (2
 /// over `(m, n)` for the reduce variant), in that order.
 fn verify_batch_matmul_maps(maps: &[&AffineMap], reduce: bool) -> Result<(), String> {
     const BATCH: u32 = 0;
@@ -931,8 +941,11 @@ fn verify_batch_matmul_maps(maps: &[&AffineMap], reduce: bool) -> Result<(), Str
         if r.len() < 3 {
             let valid = match r.len() {
                 1 => uses_dim(&r[0], K),
-                2 if i == 0 => uses_dim(&r[0], M) && uses_dim(&r[1], K),
-                2 => uses_dim(&r[0], K) && uses_dim(&r[1], N),
+                2 if i == 0 => (uses_dim(&r[0], BATCH) || uses_dim(&r[0], M)) && uses_dim(&r[1], K),
+                2 => {
+                    (uses_dim(&r[0], BATCH) && uses_dim(&r[1], K))
+                        || (uses_dim(&r[0], K) && uses_dim(&r[1], N))
+                }
                 _ => false,
             };
             if !valid {
@@ -1823,7 +1836,8 @@ fn eval_affine(e: &AffineExpr, at: &[i64]) -> Option<i64> {
     })
 }
 
-/// MLIR's static shape check of structured ops (`verifyStructuredOpInterface`): the loop
+/// MLIR's static shape check of structured ops (`verifyStructuredOpInterface`): every loop
+/// must be some map result on its own (else the maps are non-invertible); the loop
 /// ranges come from the first operand dimension indexed by each loop alone; when all are
 /// static, every static non-zero operand dimension must equal (pure loop index) or hold (any
 /// other expression) the range of its indexing expression.
@@ -1831,6 +1845,27 @@ fn verify_static_shapes(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Res
     let Some(loops) = maps.first().map(|m| m.num_dims as usize) else {
         return Ok(());
     };
+    // `getShapesToLoopsMap`: the maps' results, concatenated, must hold each loop alone
+    // somewhere (`inversePermutation` of the loops-to-shapes map); an empty map is fine.
+    let concat: Vec<AffineExpr> = maps
+        .iter()
+        .flat_map(|m| m.results.iter().cloned())
+        .collect();
+    let bare = |d: usize| {
+        concat
+            .iter()
+            .any(|e| matches!(e, AffineExpr::Dim(k) if *k as usize == d))
+    };
+    if !(loops == 0 && concat.is_empty()) && !(0..loops).all(bare) {
+        let whole = AffineMap {
+            num_dims: loops as u32,
+            num_symbols: 0,
+            results: concat,
+        };
+        return Err(format!(
+            "invalid indexing maps are non-invertible: ({whole})"
+        ));
+    }
     let mut ranges: Vec<Option<i64>> = vec![None; loops];
     for (&v, map) in all.iter().zip(maps) {
         let shape = static_shape(m.value_type(v));
