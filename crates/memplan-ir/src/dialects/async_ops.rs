@@ -69,7 +69,8 @@ fn verify_async_func(m: &crate::ir::Module, op: OpId) -> Result<(), String> {
     for (i, t) in outs.iter().enumerate() {
         let s = t.to_string();
         let is_token = s == TOKEN;
-        if !is_token && !(s.starts_with(VALUE) && s.ends_with('>')) {
+        let is_value = s.starts_with(VALUE) && s.ends_with('>');
+        if !(is_token || is_value) {
             return Err(format!(
                 "result type must be async value type or async token type, but got '{t}'"
             ));

@@ -1846,7 +1846,7 @@ fn verify_static_shapes(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Res
         return Ok(());
     };
     // `getShapesToLoopsMap`: the maps' results, concatenated, must hold each loop alone
-    // somewhere (`inversePermutation` of the loops-to-shapes map); an empty map is fine.
+    // somewhere (`inversePermutation` of the loops-to-shapes map); no loops is fine.
     let concat: Vec<AffineExpr> = maps
         .iter()
         .flat_map(|m| m.results.iter().cloned())
@@ -1856,7 +1856,7 @@ fn verify_static_shapes(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Res
             .iter()
             .any(|e| matches!(e, AffineExpr::Dim(k) if *k as usize == d))
     };
-    if !(loops == 0 && concat.is_empty()) && !(0..loops).all(bare) {
+    if !(0..loops).all(bare) {
         let whole = AffineMap {
             num_dims: loops as u32,
             num_symbols: 0,
