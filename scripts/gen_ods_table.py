@@ -81,6 +81,7 @@ TD_FILES = [
     "mlir/Dialect/NVGPU/IR/NVGPUOps.td",
     "mlir/Dialect/AMDGPU/IR/AMDGPU.td",
     "mlir/Dialect/Async/IR/AsyncOps.td",
+    "mlir/Dialect/Complex/IR/ComplexOps.td",
 ]
 # files read only for their TypeDefs (dialect type classes that formats print stripped)
 TYPE_FILES = ["mlir/Dialect/LLVMIR/LLVMTypes.td"]
@@ -449,6 +450,7 @@ class Reader:
                     "::mlir::LLVM::getVectorElementType($_self)": "elem",
                     "LLVM::getVectorElementType($_self)": "elem",
                     "::getI1SameShape($_self)": "i1shape",
+                    "::llvm::cast<ComplexType>($_self).getElementType()": "celem",
                 }.get(tf, "other")
 
                 opt = "?" if tsc[-1] == "OptionalTypesMatchWith" else ""

@@ -2,7 +2,7 @@
 //! table ops the generated table cannot describe: cast compatibility of the scaling casts,
 //! symbol references that must name a particular kind of op, LLVM atomic memory accesses,
 //! landing pads, NVVM conversion and attribute-combination rules, AMDGPU buffer casts, NVGPU
-//! TMA and warpgroup MMA rules, and
+//! TMA and warpgroup MMA rules, complex constants and bitcasts, and
 //! a few vector / gpu / bufferization rules. Each rule was written from MLIR 22's behaviour
 //! (the verdict and message of `mlir-opt-22` on an accepted and a rejected case, see
 //! `crates/memplan-ir/tests/cpp_rules.rs`), and only rejects what `mlir-opt-22` rejects: an
@@ -13,6 +13,7 @@
 //! shape compatibility, symbol lookup) are here.
 
 mod amdgpu;
+mod complex;
 pub(crate) mod llvm;
 mod misc;
 mod nvgpu;
@@ -219,6 +220,7 @@ pub fn verify(m: &Module, id: OpId) -> Result<(), String> {
     match dialect {
         "llvm" => llvm::verify(m, id),
         "amdgpu" => amdgpu::verify(m, id),
+        "complex" => complex::verify(m, id),
         "nvvm" => nvvm::verify(m, id),
         "nvgpu" => nvgpu::verify(m, id),
         _ => misc::verify(m, id),

@@ -27,7 +27,7 @@ pub fn register(r: &mut Registry) {
     r.register(OpDef {
         parse: Some(super::func::parse_func),
         print: Some(super::func::print_func),
-        verify: Some(super::func::verify_func),
+        verify: Some(verify_async_func),
         traits: traits::ISOLATED_FROM_ABOVE,
         default_dialect: Some("async"),
         inherent: &[
@@ -46,6 +46,43 @@ pub fn register(r: &mut Registry) {
         inherent: &["operandSegmentSizes"],
         ..OpDef::new("async.execute")
     });
+}
+
+/// `async.func`: the function rules of `func.func`, then MLIR's `FuncOp::verify` of the async
+/// dialect: at least one result, each an `!async.value<T>` or an `!async.token`, a token only
+/// as the first result.
+fn verify_async_func(m: &crate::ir::Module, op: OpId) -> Result<(), String> {
+    super::func::verify_func(m, op)?;
+    let d = m.op(op);
+    let Some((_, outs)) = d
+        .props
+        .get("function_type")
+        .or_else(|| d.attrs.get("function_type"))
+        .and_then(|a| a.as_type())
+        .and_then(|t| t.as_function())
+    else {
+        return Ok(());
+    };
+    if outs.is_empty() {
+        return Err("result is expected to be at least of size 1, but got 0".into());
+    }
+    for (i, t) in outs.iter().enumerate() {
+        let s = t.to_string();
+        let is_token = s == TOKEN;
+        let is_value = s.starts_with(VALUE) && s.ends_with('>');
+        if !(is_token || is_value) {
+            return Err(format!(
+                "result type must be async value type or async token type, but got '{t}'"
+            ));
+        }
+        if is_token && i != 0 {
+            return Err(format!(
+                " results' (optional) async token type is expected to appear as the 1st return value, but got {}",
+                i + 1
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn token() -> Type {

@@ -693,6 +693,18 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
     }
     // Inputs then outputs, as one slice.
     let all = &m.operands(op)[..ins.len() + outs.len()];
+    if let Some(Attribute::Array(list)) = d.attrs.get(MEMOIZED) {
+        let maps: Vec<&AffineMap> = list
+            .iter()
+            .filter_map(|a| match a {
+                Attribute::AffineMap(map) => Some(map),
+                _ => None,
+            })
+            .collect();
+        if maps.len() == list.len() && !maps.is_empty() {
+            return verify_memoized(m, &d.name, all, &maps);
+        }
+    }
     if named.maps.is_empty() {
         // Element-wise: scalars get `() -> ()`, everything else the identity of the init's
         // rank.
@@ -715,6 +727,84 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
         Some(maps) => verify_static_shapes(m, &all, &maps.iter().collect::<Vec<_>>()),
         None => Ok(()),
     }
+}
+
+/// A named op carrying `linalg.memoized_indexing_maps`: MLIR's generated `getIndexingMaps`
+/// returns that array when it is present, so the structured-op checks (map count, loops,
+/// operand ranks, static shapes) run on it, and for convolutions and poolings (first, as in
+/// MLIR) the `ConvolutionOpInterface` checks that memplan models (`isConvolutionInterfaceImpl`: input
+/// map results each a loop or a sum of two loops, each loop alone or times a constant or
+/// symbol, no loop twice; filter and output maps projected permutations).
+fn verify_memoized(
+    m: &Module,
+    name: &str,
+    all: &[ValueId],
+    maps: &[&AffineMap],
+) -> Result<(), String> {
+    // MLIR runs the ConvolutionOpInterface verifier before the structured-op one
+    let conv = ["linalg.conv_", "linalg.depthwise_conv_", "linalg.pooling_"]
+        .iter()
+        .any(|p| name.starts_with(p));
+    if conv && maps.len() == 3 {
+        verify_conv_maps(maps)?;
+    }
+    if maps.len() != all.len() {
+        return Err(format!(
+            "expected the number of indexing_map ({}) to be equal to the number of input/output operands ({})",
+            maps.len(),
+            all.len()
+        ));
+    }
+    let loops = maps[0].num_dims;
+    for (i, map) in maps.iter().enumerate() {
+        if map.num_symbols != 0 {
+            return Err(format!("unexpected symbols in indexing_map #{i}"));
+        }
+        if map.num_dims != loops {
+            return Err(format!(
+                "expected indexing_map #{i} to have {loops} dim(s) to match the number of loops"
+            ));
+        }
+    }
+    verify_map_ranks(m, all.iter().copied(), maps.iter().map(|x| x.results.len()))?;
+    verify_static_shapes(m, all, maps)
+}
+
+/// The input / filter / output map shapes `isConvolutionInterfaceImpl` requires (see
+/// [`verify_memoized`]).
+fn verify_conv_maps(maps: &[&AffineMap]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    // a loop alone or times a constant / symbol, used once in the input map
+    let mut convolved = |e: &AffineExpr| -> bool {
+        let d = match e {
+            AffineExpr::Dim(d) => *d,
+            AffineExpr::Mul(a, b) => match (a.as_ref(), b.as_ref()) {
+                (AffineExpr::Dim(d), AffineExpr::Const(_) | AffineExpr::Symbol(_))
+                | (AffineExpr::Const(_) | AffineExpr::Symbol(_), AffineExpr::Dim(d)) => *d,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        seen.insert(d)
+    };
+    for e in &maps[0].results {
+        let ok = match e {
+            AffineExpr::Dim(_) => convolved(e),
+            AffineExpr::Add(a, b) => {
+                let l = convolved(a);
+                let r = convolved(b);
+                l && r
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err("unexpected input index map for convolutions".into());
+        }
+    }
+    if !is_projected_permutation(maps[1]) || !is_projected_permutation(maps[2]) {
+        return Err("expected output/filter indexing maps to be projected permutations".into());
+    }
+    Ok(())
 }
 
 fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
@@ -756,15 +846,28 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
     if kind == Some(Hand::Contract) {
         verify_contract_maps(&maps)?;
     } else if kind != Some(Hand::Elementwise) {
-        // matmul / batch_matmul / batch_reduce_matmul: user maps of the inputs index by
-        // loops alone.
-        for map in maps.iter().take(ins.len()) {
-            if map.results.iter().any(|e| !matches!(e, AffineExpr::Dim(_))) {
-                return Err("Unexpected dim expression in map result.".into());
+        let matmul_family = matches!(
+            d.name.as_str(),
+            "linalg.matmul" | "linalg.batch_matmul" | "linalg.batch_reduce_matmul"
+        );
+        match d.name.as_str() {
+            "linalg.batch_matmul" => verify_batch_matmul_maps(&maps, false)?,
+            "linalg.batch_reduce_matmul" => verify_batch_matmul_maps(&maps, true)?,
+            _ => {
+                // matmul: user maps of the inputs index by loops alone.
+                for map in maps.iter().take(ins.len()) {
+                    if map.results.iter().any(|e| !matches!(e, AffineExpr::Dim(_))) {
+                        return Err("Unexpected dim expression in map result.".into());
+                    }
+                }
+                if d.name == "linalg.matmul" {
+                    verify_matmul_maps(&maps)?;
+                }
             }
         }
-        if d.name == "linalg.matmul" {
-            verify_matmul_maps(&maps)?;
+        // the matmul family's maps (output included) are projected permutations
+        if matmul_family && !maps.iter().all(|m| is_projected_permutation(m)) {
+            return Err("expected indexing maps to be projected permutations".into());
         }
     }
     verify_hand_ranks(m, &all, &maps)?;
@@ -788,6 +891,83 @@ fn verify_matmul_maps(maps: &[&AffineMap]) -> Result<(), String> {
                 return Err("Invalid broadcast requested, should be (d2).".into());
             }
         }
+    }
+    Ok(())
+}
+
+/// Whether every result of `map` is a distinct loop (`AffineMap::isProjectedPermutation`).
+fn is_projected_permutation(map: &AffineMap) -> bool {
+    let mut used = std::collections::BTreeSet::new();
+    map.results
+        .iter()
+        .all(|e| matches!(e, AffineExpr::Dim(d) if used.insert(*d)))
+}
+
+/// Whether affine expression `e` involves loop `d` (MLIR's `AffineExpr::isFunctionOfDim`).
+fn uses_dim(e: &AffineExpr, d: u32) -> bool {
+    match e {
+        AffineExpr::Dim(k) => *k == d,
+        AffineExpr::Symbol(_) | AffineExpr::Const(_) => false,
+        AffineExpr::Add(a, b)
+        | AffineExpr::Mul(a, b)
+        | AffineExpr::Mod(a, b)
+        | AffineExpr::FloorDiv(a, b)
+        | AffineExpr::CeilDiv(a, b) => uses_dim(a, d) || uses_dim(b, d),
+    }
+}
+
+/// `BatchMatmulOp::verify` / `BatchReduceMatmulOp::verify` with user maps
+/// (`verifyExtendedBatchVariantMatmulSemantic`), loops `(batch, m, n, k)`: each input map's
+/// results are among its default map's (`A: (d0, d1, d3)`, `B: (d0, d3, d2)`), at most 3; a
+/// map with fewer results is a broadcast (`A`: `(k)`, `(m, k)` or `(batch, k)`, `B`: `(k)`,
+/// `(batch, k)` or `(k, n)`), a full one starts with the batch loop; the output map has 3 results over `(batch, m, n)` (2
+/// over `(m, n)` for the reduce variant), in that order.
+fn verify_batch_matmul_maps(maps: &[&AffineMap], reduce: bool) -> Result<(), String> {
+    const BATCH: u32 = 0;
+    const M: u32 = 1;
+    const N: u32 = 2;
+    const K: u32 = 3;
+    for (i, (map, default)) in maps.iter().zip([[BATCH, M, K], [BATCH, K, N]]).enumerate() {
+        let in_default = |e: &AffineExpr| matches!(e, AffineExpr::Dim(k) if default.contains(k));
+        if !map.results.iter().all(in_default) {
+            return Err(
+                "Unexpected result dim expression (outside the set of default result dims).".into(),
+            );
+        }
+        let r = &map.results;
+        if r.len() > 3 {
+            return Err("no. of result dim expressions exceeds 3.".into());
+        }
+        if r.len() < 3 {
+            let valid = match r.len() {
+                1 => uses_dim(&r[0], K),
+                2 if i == 0 => (uses_dim(&r[0], BATCH) || uses_dim(&r[0], M)) && uses_dim(&r[1], K),
+                2 => {
+                    (uses_dim(&r[0], BATCH) && uses_dim(&r[1], K))
+                        || (uses_dim(&r[0], K) && uses_dim(&r[1], N))
+                }
+                _ => false,
+            };
+            if !valid {
+                return Err("Invalid broadcast requested.".into());
+            }
+        } else if !uses_dim(&r[0], BATCH) {
+            return Err("Invalid batch dimension expression.".into());
+        }
+    }
+    let Some(out) = maps.get(2) else {
+        return Ok(());
+    };
+    let want: &[u32] = if reduce { &[M, N] } else { &[BATCH, M, N] };
+    if out.results.len() != want.len() {
+        return Err(format!(
+            "expects {} dims, but got ({}).",
+            want.len(),
+            out.results.len()
+        ));
+    }
+    if !out.results.iter().zip(want).all(|(e, &d)| uses_dim(e, d)) {
+        return Err("Invalid output map result dimension.".into());
     }
     Ok(())
 }
@@ -1656,7 +1836,8 @@ fn eval_affine(e: &AffineExpr, at: &[i64]) -> Option<i64> {
     })
 }
 
-/// MLIR's static shape check of structured ops (`verifyStructuredOpInterface`): the loop
+/// MLIR's static shape check of structured ops (`verifyStructuredOpInterface`): every loop
+/// must be some map result on its own (else the maps are non-invertible); the loop
 /// ranges come from the first operand dimension indexed by each loop alone; when all are
 /// static, every static non-zero operand dimension must equal (pure loop index) or hold (any
 /// other expression) the range of its indexing expression.
@@ -1664,6 +1845,27 @@ fn verify_static_shapes(m: &Module, all: &[ValueId], maps: &[&AffineMap]) -> Res
     let Some(loops) = maps.first().map(|m| m.num_dims as usize) else {
         return Ok(());
     };
+    // `getShapesToLoopsMap`: the maps' results, concatenated, must hold each loop alone
+    // somewhere (`inversePermutation` of the loops-to-shapes map); no loops is fine.
+    let concat: Vec<AffineExpr> = maps
+        .iter()
+        .flat_map(|m| m.results.iter().cloned())
+        .collect();
+    let bare = |d: usize| {
+        concat
+            .iter()
+            .any(|e| matches!(e, AffineExpr::Dim(k) if *k as usize == d))
+    };
+    if !(0..loops).all(bare) {
+        let whole = AffineMap {
+            num_dims: loops as u32,
+            num_symbols: 0,
+            results: concat,
+        };
+        return Err(format!(
+            "invalid indexing maps are non-invertible: ({whole})"
+        ));
+    }
     let mut ranges: Vec<Option<i64>> = vec![None; loops];
     for (&v, map) in all.iter().zip(maps) {
         let shape = static_shape(m.value_type(v));

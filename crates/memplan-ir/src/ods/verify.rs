@@ -305,11 +305,15 @@ pub(crate) fn verify_op(m: &Module, id: OpId) -> Result<(), String> {
 }
 
 /// A `TypesMatchWith` transformer the table models: `same`, `elem` (element type or self),
-/// `i1shape` (i1 with the shape of the input).
+/// `celem` (the element type of a complex type), `i1shape` (i1 with the shape of the input).
 pub(super) fn transform(how: &str, t: &Type) -> Option<Type> {
     Some(match how {
         "same" => t.clone(),
         "elem" => elem_or_self(t),
+        "celem" => match t.kind() {
+            TypeKind::Complex(e) => e.clone(),
+            _ => return None,
+        },
         "i1shape" => match t.kind() {
             TypeKind::Vector {
                 shape, scalable, ..
@@ -353,6 +357,9 @@ pub(super) fn constraint_text(c: &TypeC) -> String {
         TypeC::Dialect(p, None) => format!("{p} type"),
         TypeC::Dialect(_, Some(t)) => t.to_string(),
         TypeC::Other("AnyIntegerOrFloat") => "Integer or Float".to_string(),
+        TypeC::Other("complex_type_with_floating_point_elements") => {
+            "complex type with floating-point elements".to_string()
+        }
         TypeC::Other("AnyIntegerOrFloatOr1DVector") => {
             "Integer or Float or fixed-length vector of Integer or Float values of ranks 1"
                 .to_string()
@@ -446,6 +453,11 @@ pub(super) fn satisfies(c: &TypeC, t: &Type) -> Option<bool> {
             "SignlessIntegerLike" => like(&signless_int),
             "FloatLike" => like(&|e: &Type| e.is_float()),
             "BoolLike" => like(&|e: &Type| e == &Type::int(1)),
+            // complex dialect: `Complex<AnyFloat>` and `AnyComplex`
+            "complex_type_with_floating_point_elements" => {
+                matches!(k, TypeKind::Complex(e) if e.is_float())
+            }
+            "AnyComplex" | "complex_type" => matches!(k, TypeKind::Complex(_)),
             other => {
                 // the LLVM dialect's constraints, by name or by their table summary
                 let summary = table().summaries.get(other).copied();
