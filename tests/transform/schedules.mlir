@@ -1,7 +1,8 @@
 // RUN: mlir-opt-22 %s -split-input-file
 // Transform-dialect schedules in MLIR 22 syntax: the hand-written ops (named_sequence), the
 // engine's custom directives (SequenceOpOperands, DynamicIndexList with scalable sizes,
-// PackedOrDynamicIndexList, SemiFunctionType, TransformMatchDims, ForeachMatchSymbols), oilist
+// PackedOrDynamicIndexList, SemiFunctionType, TransformMatchDims, ForeachMatchSymbols,
+// MultitileSizesTypes, ContinuousTileSizeTypes), oilist
 // clauses, implicit terminators and default dialects. Each case (split as mlir-opt's
 // --split-input-file does) must read, and print (custom and generic) to what mlir-opt-22
 // normalises to the same module.
@@ -74,6 +75,8 @@ transform.sequence failures(propagate) {
   sequence %arg0, %2, %1 : (!transform.any_op, !transform.any_op, !transform.op<"scf.for">) failures(propagate) {
   ^bb1(%a: !transform.any_op, %b: !transform.any_op, %c: !transform.op<"scf.for">):
   }
+  %lo, %hi, %sp = transform.structured.multitile_sizes %arg0 {dimension = 0, target_size = 4} : (!transform.any_op) -> !transform.param<i64>
+  %ts, %cs = transform.structured.continuous_tile_sizes %arg0 {dimension = 1, target_size = 9} : (!transform.any_op) -> !transform.any_op
   transform.print %arg0 {name = "after"} : !transform.any_op
 }
 

@@ -90,6 +90,10 @@ pub enum Elem {
     SeqOperands(usize, usize),
     /// `custom<ForeachMatchSymbols>($matchers, $actions)`: `@m -> @a, @m2 -> @a2`.
     ForeachMatch(usize, usize),
+    /// `custom<MultitileSizesTypes>(type($target), type($a), type($b), ...)` and
+    /// `custom<ContinuousTileSizeTypes>(...)`: `(T) -> R`, one functional type whose single
+    /// result type is the type of every listed result.
+    SharedResultType(usize, Vec<usize>),
     /// `custom<MNKDimensionList>($m, $n, $k)` (amdgpu): `16x16x32`, three i32 attributes.
     Mnk([usize; 3]),
     /// `custom<AllReduceOperation>($op)` (gpu): the reduction's keyword, if set.
@@ -492,6 +496,26 @@ impl FCompiler<'_> {
                 self.operand_typed[root] = true;
                 self.operand_typed[extra] = true;
                 Elem::SeqOperands(root, extra)
+            }
+            (
+                "MultitileSizesTypes" | "ContinuousTileSizeTypes",
+                [CArg::Type(TypeRef::Operand(o)), rest @ ..],
+            ) if !rest.is_empty() => {
+                let mut rs = Vec::new();
+                for x in rest {
+                    match x {
+                        CArg::Type(TypeRef::Result(r)) if op.results[*r].arity == Arity::Single => {
+                            self.result_typed[*r] = true;
+                            rs.push(*r);
+                        }
+                        _ => return Err(unsupported()),
+                    }
+                }
+                if op.operands[*o].arity != Arity::Single {
+                    return Err(unsupported());
+                }
+                self.operand_typed[*o] = true;
+                Elem::SharedResultType(*o, rs)
             }
             ("ForeachMatchSymbols", [CArg::Var(ms), CArg::Var(acts)]) => {
                 let (Some(ms), Some(acts)) = (attr(ms), attr(acts)) else {

@@ -218,6 +218,7 @@ pub(super) fn group_present(p: &mut Parser<'_>, op: &OdsOp, first: &Elem) -> boo
         }
         Elem::SeqOperands(..) => p.at(Tok::PercentId),
         Elem::ForeachMatch(..) => p.at(Tok::AtId),
+        Elem::SharedResultType(..) => p.at(Tok::LParen),
         Elem::Mnk(_) => p.at(Tok::Integer),
         Elem::AllReduceOp(i) => match &op.attrs[*i].kind {
             AttrKind::EnumKw { cases, .. } => cases.iter().any(|c| p.peek_keyword(c)),
@@ -973,6 +974,23 @@ pub(super) fn parse_elem(
             }
             s.operand_types[*root] = Some(root_ty);
             s.operand_types[*extra] = Some(extra_tys);
+        }
+        Elem::SharedResultType(o, rs) => {
+            let sp = p.current_span();
+            let t = p.parse_type()?;
+            let Some((ins, outs)) = t
+                .as_function()
+                .filter(|(i, o)| i.len() == 1 && o.len() == 1)
+            else {
+                return Err(Diagnostic::new(
+                    sp,
+                    "expects a trailing functional type with one argument and one result",
+                ));
+            };
+            s.operand_types[*o] = Some(vec![ins[0].clone()]);
+            for r in rs {
+                s.result_types[*r] = Some(vec![outs[0].clone()]);
+            }
         }
         Elem::ForeachMatch(ms, acts) => {
             let mut mv = Vec::new();

@@ -413,6 +413,15 @@ pub(super) fn customs_printable(
         Elem::SeqOperands(root, extra) => {
             !cx.operands[*root].is_empty() || cx.operands[*extra].is_empty()
         }
+        Elem::SharedResultType(o, rs) => {
+            let tys: Vec<&Type> = rs
+                .iter()
+                .filter_map(|&r| cx.results[r].first().map(|&v| m.value_type(v)))
+                .collect();
+            cx.operands[*o].len() == 1
+                && tys.len() == rs.len()
+                && tys.windows(2).all(|w| w[0] == w[1])
+        }
         Elem::ForeachMatch(ms, acts) => {
             let flat = |i: usize| match d.props.get(op.attrs[i].name) {
                 Some(Attribute::Array(v)) => v
@@ -1038,6 +1047,17 @@ pub(super) fn print_elem(
                     pr.print_types(&tys);
                     pr.write(")");
                 }
+            }
+        }
+        Elem::SharedResultType(o, rs) => {
+            emit_space(pr, cx);
+            let a = cx.operands[*o].first().map(|&v| m.value_type(v).clone());
+            let r = rs
+                .first()
+                .and_then(|&r| cx.results[r].first())
+                .map(|&v| m.value_type(v).clone());
+            if let (Some(a), Some(r)) = (a, r) {
+                pr.print_type(&Type::function(vec![a], vec![r]));
             }
         }
         Elem::ForeachMatch(ms, acts) => {
