@@ -16,7 +16,7 @@ every record; this script keeps the ops (records that derive from `Op`) and writ
               types of result 0 and operand 1 equal; the summary with `+` for spaces),
               NVVMRequiresSM=N (the op needs a target chip of at least sm_N),
               NVVMRequiresSMa=N|M (the op needs one of the arch-accelerated chips sm_Na, sm_Ma),
-              CustomAssemblyFormat)
+              DefaultDialect=D (OpAsmOpInterface's getDefaultDialect), CustomAssemblyFormat)
   operands    `;`-separated `name kind type`: kind `1` single, `?` optional, `*` variadic,
               `**:ATTR` variadic of variadic (ATTR: the attribute with its group sizes); type
               `=T` (the constraint builds exactly type T, written as MLIR text),
@@ -82,9 +82,34 @@ TD_FILES = [
     "mlir/Dialect/AMDGPU/IR/AMDGPU.td",
     "mlir/Dialect/Async/IR/AsyncOps.td",
     "mlir/Dialect/Complex/IR/ComplexOps.td",
+    # the transform dialect and the extensions mlir-opt-22 registers
+    "mlir/Dialect/Transform/IR/TransformOps.td",
+    "mlir/Dialect/Transform/DebugExtension/DebugExtensionOps.td",
+    "mlir/Dialect/Transform/IRDLExtension/IRDLExtensionOps.td",
+    "mlir/Dialect/Transform/LoopExtension/LoopExtensionOps.td",
+    "mlir/Dialect/Transform/PDLExtension/PDLExtensionOps.td",
+    "mlir/Dialect/Transform/SMTExtension/SMTExtensionOps.td",
+    "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.td",
+    "mlir/Dialect/Affine/TransformOps/AffineTransformOps.td",
+    "mlir/Dialect/ArmNeon/TransformOps/ArmNeonVectorTransformOps.td",
+    "mlir/Dialect/ArmSVE/TransformOps/ArmSVEVectorTransformOps.td",
+    "mlir/Dialect/Bufferization/TransformOps/BufferizationTransformOps.td",
+    "mlir/Dialect/DLTI/TransformOps/DLTITransformOps.td",
+    "mlir/Dialect/Func/TransformOps/FuncTransformOps.td",
+    "mlir/Dialect/GPU/TransformOps/GPUTransformOps.td",
+    "mlir/Dialect/Linalg/TransformOps/LinalgMatchOps.td",
+    "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.td",
+    "mlir/Dialect/MemRef/TransformOps/MemRefTransformOps.td",
+    "mlir/Dialect/NVGPU/TransformOps/NVGPUTransformOps.td",
+    "mlir/Dialect/SCF/TransformOps/SCFTransformOps.td",
+    "mlir/Dialect/SparseTensor/TransformOps/SparseTensorTransformOps.td",
+    "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.td",
+    "mlir/Dialect/Vector/TransformOps/VectorTransformOps.td",
+    "mlir/Dialect/X86Vector/TransformOps/X86VectorTransformOps.td",
+    "mlir/Dialect/XeGPU/TransformOps/XeGPUTransformOps.td",
 ]
 # files read only for their TypeDefs (dialect type classes that formats print stripped)
-TYPE_FILES = ["mlir/Dialect/LLVMIR/LLVMTypes.td"]
+TYPE_FILES = ["mlir/Dialect/LLVMIR/LLVMTypes.td", "mlir/Dialect/Transform/IR/TransformTypes.td"]
 OUT = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
     "..",
@@ -481,6 +506,19 @@ class Reader:
             elif "OpInterfaceTrait" in tsc or "DeclareOpInterfaceMethods" in tsc:
                 if (tr.get("cppInterfaceName") or "") == "InferTypeOpInterface":
                     out.append("InferTypeOpInterface")
+        # OpAsmOpInterface's `getDefaultDialect` written in the op's extra declarations, when the op
+        # implements that interface (transform.sequence: bare op names in its region resolve to
+        # `transform.*`; transform.foreach declares the method but not the interface)
+        dd = re.search(
+            r"getDefaultDialect\(\)\s*\{\s*return\s*\"(\w+)\";", op.get("extraClassDeclaration") or ""
+        )
+        asm_iface = any(
+            (self.r[defname(t)].get("cppInterfaceName") or defname(t)) == "OpAsmOpInterface"
+            for t in op.get("traits") or []
+            if defname(t)
+        )
+        if dd and asm_iface:
+            out.append("DefaultDialect=" + dd.group(1))
         if op.get("hasCustomAssemblyFormat") in (1, "1"):
             out.append("CustomAssemblyFormat")
         seen = []

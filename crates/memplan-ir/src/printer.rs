@@ -730,7 +730,9 @@ impl<'a> Printer<'a> {
             Some((def, f)) => {
                 let after_results = self.flushed + self.out.len();
                 // Like MLIR, drop the enclosing op's default dialect (`return` in a
-                // `func.func`); the parser resolves bare names through the same default.
+                // `func.func`) when the name has one dot only (`transform.structured.match`
+                // keeps its prefix in a `transform.sequence`); the parser resolves bare names
+                // through the same default.
                 let default = self.dialects.last().copied().unwrap_or("");
                 let shown = if d.name == "builtin.module" {
                     "module"
@@ -738,7 +740,7 @@ impl<'a> Printer<'a> {
                     d.name
                         .strip_prefix(default)
                         .and_then(|r| r.strip_prefix('.'))
-                        .filter(|r| !default.is_empty() && !r.is_empty())
+                        .filter(|r| !default.is_empty() && !r.is_empty() && !r.contains('.'))
                         .unwrap_or(&d.name)
                 };
                 self.out.push_str(shown);

@@ -26,6 +26,7 @@ pub mod nvgpu;
 pub mod nvvm;
 pub mod scf;
 pub mod tensor;
+pub mod transform;
 pub mod ub;
 pub mod vector;
 
@@ -51,4 +52,5 @@ pub fn register_all(r: &mut Registry) {
     llvm::register(r);
     async_ops::register(r);
     nvvm::register(r);
+    transform::register(r);
 }

@@ -65,7 +65,35 @@ pub enum Elem {
         attr: usize,
         /// Parentheses instead of square brackets.
         paren: bool,
+        /// The `i1` dense array of scalable flags (`[4, [8]]`: the second size is scalable),
+        /// when the directive has one.
+        scalable: Option<usize>,
     },
+    /// `custom<PackedOrDynamicIndexList>($packed, $values, $static)` (transform):
+    /// `*(%packed)` or a dynamic index list.
+    PackedIndexList {
+        /// The optional packed operand.
+        packed: usize,
+        /// The operand group of the list.
+        operand: usize,
+        /// The dense i64 array attribute.
+        attr: usize,
+    },
+    /// `custom<SemiFunctionType>(type($arg), type($res)[, "false"])` (transform): `A`,
+    /// `(A) -> R` or `(A) -> (R1, R2)`; the parentheses are required when the result is not
+    /// optional (the flag).
+    SemiFn(TypeRef, usize, bool),
+    /// `custom<TransformMatchDims>($list, $inverted, $all)`: `all`, `except(1, 2)` or `1, 2`.
+    MatchDims(usize, usize, usize),
+    /// `custom<SequenceOpOperands>($root, type($root), $extra, type($extra))`: nothing, or
+    /// `%root : T` / `%root, %a, %b : (T, A, B)`.
+    SeqOperands(usize, usize),
+    /// `custom<ForeachMatchSymbols>($matchers, $actions)`: `@m -> @a, @m2 -> @a2`.
+    ForeachMatch(usize, usize),
+    /// `custom<MultitileSizesTypes>(type($target), type($a), type($b), ...)` and
+    /// `custom<ContinuousTileSizeTypes>(...)`: `(T) -> R`, one functional type whose single
+    /// result type is the type of every listed result.
+    SharedResultType(usize, Vec<usize>),
     /// `custom<MNKDimensionList>($m, $n, $k)` (amdgpu): `16x16x32`, three i32 attributes.
     Mnk([usize; 3]),
     /// `custom<AllReduceOperation>($op)` (gpu): the reduction's keyword, if set.
@@ -376,11 +404,21 @@ impl FCompiler<'_> {
                 {
                     return Err(unsupported());
                 }
-                // further arguments: "{}" (no scalable flags) and the delimiter
+                // further arguments: the scalable flags ("{}": none) and the delimiter
                 let mut paren = false;
+                let mut scalable = None;
                 for x in rest {
                     match x {
                         CArg::Str("{}") => {}
+                        CArg::Var(v) if scalable.is_none() => {
+                            let sa = attr(v).ok_or_else(unsupported)?;
+                            if !matches!(op.attrs[sa].kind, AttrKind::DenseArray(ref t) if *t == Type::int(1))
+                            {
+                                return Err(unsupported());
+                            }
+                            self.attrs_used.push(op.attrs[sa].name);
+                            scalable = Some(sa);
+                        }
                         CArg::Str(d) if d.ends_with("Delimiter::Paren") => paren = true,
                         CArg::Str(d) if d.ends_with("Delimiter::Square") => {}
                         _ => return Err(unsupported()),
@@ -391,7 +429,101 @@ impl FCompiler<'_> {
                     operand: o,
                     attr: a,
                     paren,
+                    scalable,
                 }
+            }
+            ("PackedOrDynamicIndexList", [CArg::Var(pk), CArg::Var(o), CArg::Var(a)]) => {
+                let (Some(pk), Some(o), Some(a)) = (operand(pk), operand(o), attr(a)) else {
+                    return Err(unsupported());
+                };
+                if !matches!(op.attrs[a].kind, AttrKind::DenseArray(ref t) if *t == Type::int(64))
+                    || op.operands[o].arity != Arity::Variadic
+                    || op.operands[pk].arity != Arity::Optional
+                {
+                    return Err(unsupported());
+                }
+                self.attrs_used.push(op.attrs[a].name);
+                Elem::PackedIndexList {
+                    packed: pk,
+                    operand: o,
+                    attr: a,
+                }
+            }
+            ("SemiFunctionType", [CArg::Type(arg), CArg::Type(TypeRef::Result(r)), rest @ ..]) => {
+                let optional = match rest {
+                    [] => true,
+                    [CArg::Str("false")] => false,
+                    [CArg::Str("true")] => true,
+                    _ => return Err(unsupported()),
+                };
+                match arg {
+                    TypeRef::Operand(o) if op.operands[*o].arity == Arity::Single => {
+                        self.operand_typed[*o] = true;
+                    }
+                    _ => return Err(unsupported()),
+                }
+                if !optional && op.results[*r].arity != Arity::Single {
+                    return Err(unsupported());
+                }
+                self.result_typed[*r] = true;
+                Elem::SemiFn(*arg, *r, optional)
+            }
+            ("TransformMatchDims", [CArg::Var(l), CArg::Var(inv), CArg::Var(all)]) => {
+                let (Some(l), Some(inv), Some(all)) = (attr(l), attr(inv), attr(all)) else {
+                    return Err(unsupported());
+                };
+                if !matches!(op.attrs[l].kind, AttrKind::DenseArray(ref t) if *t == Type::int(64))
+                    || !matches!(op.attrs[inv].kind, AttrKind::Unit)
+                    || !matches!(op.attrs[all].kind, AttrKind::Unit)
+                {
+                    return Err(unsupported());
+                }
+                for i in [l, inv, all] {
+                    self.attrs_used.push(op.attrs[i].name);
+                }
+                Elem::MatchDims(l, inv, all)
+            }
+            (
+                "SequenceOpOperands",
+                [CArg::Var(root), CArg::Type(TypeRef::Operand(rt)), CArg::Var(extra), CArg::Type(TypeRef::Operand(et))],
+            ) => {
+                let (Some(root), Some(extra)) = (operand(root), operand(extra)) else {
+                    return Err(unsupported());
+                };
+                if root != *rt || extra != *et || op.operands[root].arity != Arity::Optional {
+                    return Err(unsupported());
+                }
+                self.operand_typed[root] = true;
+                self.operand_typed[extra] = true;
+                Elem::SeqOperands(root, extra)
+            }
+            (
+                "MultitileSizesTypes" | "ContinuousTileSizeTypes",
+                [CArg::Type(TypeRef::Operand(o)), rest @ ..],
+            ) if !rest.is_empty() => {
+                let mut rs = Vec::new();
+                for x in rest {
+                    match x {
+                        CArg::Type(TypeRef::Result(r)) if op.results[*r].arity == Arity::Single => {
+                            self.result_typed[*r] = true;
+                            rs.push(*r);
+                        }
+                        _ => return Err(unsupported()),
+                    }
+                }
+                if op.operands[*o].arity != Arity::Single {
+                    return Err(unsupported());
+                }
+                self.operand_typed[*o] = true;
+                Elem::SharedResultType(*o, rs)
+            }
+            ("ForeachMatchSymbols", [CArg::Var(ms), CArg::Var(acts)]) => {
+                let (Some(ms), Some(acts)) = (attr(ms), attr(acts)) else {
+                    return Err(unsupported());
+                };
+                self.attrs_used.push(op.attrs[ms].name);
+                self.attrs_used.push(op.attrs[acts].name);
+                Elem::ForeachMatch(ms, acts)
             }
             ("MNKDimensionList", [CArg::Var(m), CArg::Var(n), CArg::Var(k)]) => {
                 let mut ids = [0; 3];

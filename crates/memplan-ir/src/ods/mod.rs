@@ -513,6 +513,7 @@ pub fn register(r: &mut Registry) {
             verify: Some(verify_op),
             traits: tr,
             inherent: &op.attr_names,
+            default_dialect: op.trait_values("DefaultDialect").next(),
             ..OpDef::new(op.name)
         });
     }

@@ -222,6 +222,17 @@ pub(super) fn group_present(p: &mut Parser<'_>, op: &OdsOp, first: &Elem) -> boo
         Elem::AsyncDeps(..) => p.peek_keyword("async") || p.at(Tok::LBracket),
         Elem::AwaitResultType(..) => p.at_type(),
         Elem::DynIndexList { paren, .. } => p.at(if *paren { Tok::LParen } else { Tok::LBracket }),
+        Elem::PackedIndexList { .. } => p.at(Tok::Star) || p.at(Tok::LBracket),
+        Elem::SemiFn(..) => p.at(Tok::LParen) || p.at_type(),
+        Elem::MatchDims(..) => {
+            p.peek_keyword("all")
+                || p.peek_keyword("except")
+                || p.at(Tok::Integer)
+                || p.at(Tok::Minus)
+        }
+        Elem::SeqOperands(..) => p.at(Tok::PercentId),
+        Elem::ForeachMatch(..) => p.at(Tok::AtId),
+        Elem::SharedResultType(..) => p.at(Tok::LParen),
         Elem::Mnk(_) => p.at(Tok::Integer),
         Elem::AllReduceOp(i) => match &op.attrs[*i].kind {
             AttrKind::EnumKw { cases, .. } => cases.iter().any(|c| p.peek_keyword(c)),
@@ -285,6 +296,24 @@ pub(super) fn dense_i32(v: Vec<i64>) -> Attribute {
 }
 
 /// The entries of a dense integer array attribute.
+/// `SingleBlockImplicitTerminator`: MLIR's parsers add the terminator when the text leaves
+/// it out (`transform.sequence`, `transform.foreach`).
+fn ensure_implicit_terminator(p: &mut Parser<'_>, op: &OdsOp, r: crate::ir::RegionId) {
+    if let Some(t) = op
+        .trait_values("SingleBlockImplicitTerminator")
+        .find(|t| t.contains('.') && !t.contains("::"))
+    {
+        crate::dialects::memref::ensure_terminator(p, r, t);
+    }
+}
+
+pub(super) fn dense_i64(v: Vec<i64>) -> Attribute {
+    Attribute::DenseArray {
+        elem: Type::int(64),
+        values: DenseArrayValues::Int(v),
+    }
+}
+
 pub(super) fn dense_ints(a: Option<&Attribute>) -> Option<&[i64]> {
     match a {
         Some(Attribute::DenseArray {
@@ -732,6 +761,7 @@ pub(super) fn parse_elem(
                 }
             } else {
                 let r = p.parse_region(&[])?;
+                ensure_implicit_terminator(p, op, r);
                 s.regions[*i].push(r);
             }
         }
@@ -742,6 +772,9 @@ pub(super) fn parse_elem(
                     all.push(p.parse_region(&[])?);
                 }
                 if op.regions.len() == 1 || all.len() == op.regions.len() {
+                    for &r in &all {
+                        ensure_implicit_terminator(p, op, r);
+                    }
                     if op.regions.len() == 1 {
                         s.regions[0] = all;
                     } else {
@@ -835,6 +868,7 @@ pub(super) fn parse_elem(
             operand,
             attr,
             paren,
+            scalable,
         } => {
             let delim = if *paren {
                 crate::parser::Delimiter::Paren
@@ -842,15 +876,163 @@ pub(super) fn parse_elem(
                 crate::parser::Delimiter::Square
             };
             let mut dyn_ops = Vec::new();
-            let stat = p.parse_dynamic_index_list(&mut dyn_ops, delim)?;
+            if let Some(sa) = scalable {
+                // MLIR's parseDynamicIndexList with scalable flags: `[4]` is a scalable size
+                let mut stat = Vec::new();
+                let mut flags = Vec::new();
+                p.parse_comma_separated_list(delim, &mut |p| {
+                    if let Some(o) = p.parse_optional_operand()? {
+                        dyn_ops.push(o);
+                        stat.push(crate::types::DYNAMIC);
+                        flags.push(0);
+                    } else if p.consume_if(Tok::LBracket) {
+                        stat.push(p.parse_integer()?);
+                        flags.push(1);
+                        if !p.consume_if(Tok::RBracket) {
+                            return Err(p.error_here("requires closing square bracket"));
+                        }
+                    } else {
+                        stat.push(p.parse_integer()?);
+                        flags.push(0);
+                    }
+                    Ok(())
+                })?;
+                st.props.set(op.attrs[*attr].name, dense_i64(stat));
+                st.props.set(
+                    op.attrs[*sa].name,
+                    Attribute::DenseArray {
+                        elem: Type::int(1),
+                        values: DenseArrayValues::Int(flags),
+                    },
+                );
+            } else {
+                let stat = p.parse_dynamic_index_list(&mut dyn_ops, delim)?;
+                st.props.set(op.attrs[*attr].name, dense_i64(stat));
+            }
             s.operands[*operand] = dyn_ops;
-            st.props.set(
-                op.attrs[*attr].name,
-                Attribute::DenseArray {
-                    elem: Type::int(64),
-                    values: DenseArrayValues::Int(stat),
-                },
-            );
+        }
+        Elem::PackedIndexList {
+            packed,
+            operand,
+            attr,
+        } => {
+            if p.consume_if(Tok::Star) {
+                p.parse_lparen()?;
+                s.operands[*packed] = vec![p.parse_operand()?];
+                p.parse_rparen()?;
+                st.props.set(op.attrs[*attr].name, dense_i64(Vec::new()));
+            } else {
+                let mut dyn_ops = Vec::new();
+                let stat =
+                    p.parse_dynamic_index_list(&mut dyn_ops, crate::parser::Delimiter::Square)?;
+                s.operands[*operand] = dyn_ops;
+                st.props.set(op.attrs[*attr].name, dense_i64(stat));
+            }
+        }
+        Elem::SemiFn(arg, r, optional) => {
+            let paren = p.consume_if(Tok::LParen);
+            if !paren && !optional {
+                return Err(p.error_expected("'('"));
+            }
+            let a = p.parse_type()?;
+            if let TypeRef::Operand(o) = arg {
+                s.operand_types[*o] = Some(vec![a]);
+            }
+            let mut res = Vec::new();
+            if paren {
+                p.parse_rparen()?;
+                p.parse_arrow()?;
+                if p.consume_if(Tok::LParen) {
+                    res = p.parse_type_list()?;
+                    p.parse_rparen()?;
+                } else {
+                    res.push(p.parse_type()?);
+                }
+            }
+            s.result_types[*r] = Some(res);
+        }
+        Elem::MatchDims(l, inv, all) => {
+            if p.parse_optional_keyword("all") {
+                st.props.set(op.attrs[*l].name, dense_i64(Vec::new()));
+                st.props.set(op.attrs[*all].name, Attribute::Unit);
+            } else {
+                let inverted = p.parse_optional_keyword("except");
+                if inverted {
+                    p.parse_lparen()?;
+                    st.props.set(op.attrs[*inv].name, Attribute::Unit);
+                }
+                let mut v = vec![p.parse_integer()?];
+                while p.consume_if(Tok::Comma) {
+                    v.push(p.parse_integer()?);
+                }
+                if inverted {
+                    p.parse_rparen()?;
+                }
+                st.props.set(op.attrs[*l].name, dense_i64(v));
+            }
+        }
+        Elem::SeqOperands(root, extra) => {
+            let mut root_ty = Vec::new();
+            let mut extra_tys = Vec::new();
+            if let Some(r) = p.parse_optional_operand()? {
+                s.operands[*root] = vec![r];
+                if p.consume_if(Tok::Comma) {
+                    s.operands[*extra] = p.parse_operand_list()?;
+                }
+                p.parse_colon()?;
+                // the parentheses are optional, each on its own (as in MLIR)
+                p.consume_if(Tok::LParen);
+                root_ty.push(p.parse_type()?);
+                if !s.operands[*extra].is_empty() {
+                    p.parse_comma()?;
+                    extra_tys = p.parse_type_list()?;
+                }
+                if extra_tys.len() != s.operands[*extra].len() {
+                    return Err(p.error_here("expected types to be provided for all operands"));
+                }
+                p.consume_if(Tok::RParen);
+            }
+            s.operand_types[*root] = Some(root_ty);
+            s.operand_types[*extra] = Some(extra_tys);
+        }
+        Elem::SharedResultType(o, rs) => {
+            let sp = p.current_span();
+            let t = p.parse_type()?;
+            let Some((ins, outs)) = t
+                .as_function()
+                .filter(|(i, o)| i.len() == 1 && o.len() == 1)
+            else {
+                return Err(Diagnostic::new(
+                    sp,
+                    "expects a trailing functional type with one argument and one result",
+                ));
+            };
+            s.operand_types[*o] = Some(vec![ins[0].clone()]);
+            for r in rs {
+                s.result_types[*r] = Some(vec![outs[0].clone()]);
+            }
+        }
+        Elem::ForeachMatch(ms, acts) => {
+            let mut mv = Vec::new();
+            let mut av = Vec::new();
+            loop {
+                let m = p.parse_symbol_name()?;
+                p.parse_arrow()?;
+                let a = p.parse_symbol_name()?;
+                mv.push(Attribute::SymbolRef {
+                    root: m,
+                    nested: Vec::new(),
+                });
+                av.push(Attribute::SymbolRef {
+                    root: a,
+                    nested: Vec::new(),
+                });
+                if !p.consume_if(Tok::Comma) {
+                    break;
+                }
+            }
+            st.props.set(op.attrs[*ms].name, Attribute::Array(mv));
+            st.props.set(op.attrs[*acts].name, Attribute::Array(av));
         }
         Elem::Mnk(ids) => {
             let v = parse_mnk(p)?;

@@ -360,12 +360,78 @@ pub(super) fn customs_printable(
         (v.iter().all(|&x| x >= 0) && v.iter().sum::<i64>() == cx.operands[o].len() as i64)
             .then_some(v)
     };
+    let index_list = |operand: usize, attr: usize| {
+        dense_ints(d.props.get(op.attrs[attr].name)).is_some_and(|v| {
+            v.iter().filter(|&&x| x == crate::types::DYNAMIC).count() == cx.operands[operand].len()
+        })
+    };
+    let unit_or_absent =
+        |i: usize| matches!(d.props.get(op.attrs[i].name), None | Some(Attribute::Unit));
     elems.iter().all(|e| match e {
-        Elem::DynIndexList { operand, attr, .. } => dense_ints(d.props.get(op.attrs[*attr].name))
-            .is_some_and(|v| {
-                v.iter().filter(|&&x| x == crate::types::DYNAMIC).count()
-                    == cx.operands[*operand].len()
-            }),
+        Elem::DynIndexList {
+            operand,
+            attr,
+            scalable,
+            ..
+        } => {
+            index_list(*operand, *attr)
+                && scalable.is_none_or(|sa| match d.props.get(op.attrs[sa].name) {
+                    None => true,
+                    Some(a) => dense_ints(Some(a)).is_some_and(|f| {
+                        let n =
+                            dense_ints(d.props.get(op.attrs[*attr].name)).map_or(0, |v| v.len());
+                        f.len() == n && f.iter().all(|&x| x == 0 || x == 1)
+                    }),
+                })
+        }
+        Elem::PackedIndexList {
+            packed,
+            operand,
+            attr,
+        } => {
+            if cx.operands[*packed].is_empty() {
+                index_list(*operand, *attr)
+            } else {
+                cx.operands[*operand].is_empty()
+                    && dense_ints(d.props.get(op.attrs[*attr].name)).is_none_or(|v| v.is_empty())
+            }
+        }
+        Elem::SemiFn(TypeRef::Operand(o), r, optional) => {
+            cx.operands[*o].len() == 1 && (*optional || cx.results[*r].len() == 1)
+        }
+        Elem::MatchDims(l, inv, all) => {
+            unit_or_absent(*inv)
+                && unit_or_absent(*all)
+                && match dense_ints(d.props.get(op.attrs[*l].name)) {
+                    None => false,
+                    Some(v) if d.props.get(op.attrs[*all].name).is_some() => {
+                        v.is_empty() && d.props.get(op.attrs[*inv].name).is_none()
+                    }
+                    Some(v) => !v.is_empty(),
+                }
+        }
+        Elem::SeqOperands(root, extra) => {
+            !cx.operands[*root].is_empty() || cx.operands[*extra].is_empty()
+        }
+        Elem::SharedResultType(o, rs) => {
+            let tys: Vec<&Type> = rs
+                .iter()
+                .filter_map(|&r| cx.results[r].first().map(|&v| m.value_type(v)))
+                .collect();
+            cx.operands[*o].len() == 1
+                && tys.len() == rs.len()
+                && tys.windows(2).all(|w| w[0] == w[1])
+        }
+        Elem::ForeachMatch(ms, acts) => {
+            let flat = |i: usize| match d.props.get(op.attrs[i].name) {
+                Some(Attribute::Array(v)) => v
+                    .iter()
+                    .all(|a| matches!(a, Attribute::SymbolRef { nested, .. } if nested.is_empty()))
+                    .then_some(v.len()),
+                _ => None,
+            };
+            matches!((flat(*ms), flat(*acts)), (Some(a), Some(b)) if a == b && a > 0)
+        }
         Elem::Linkage(i) => d
             .props
             .get(op.attrs[*i].name)
@@ -603,6 +669,26 @@ pub(super) fn elem_present(m: &Module, id: OpId, op: &OdsOp, cx: &PrintCtx<'_>, 
             .any(|&r| !m.region_blocks(r).is_empty()),
         Elem::Successor(_) | Elem::Successors => !d.successors.is_empty(),
         Elem::AllReduceOp(i) => d.props.get(op.attrs[*i].name).is_some(),
+        // MLIR: a custom directive anchors a group when one of its arguments is present
+        Elem::DynIndexList {
+            operand,
+            attr,
+            scalable,
+            ..
+        } => {
+            !cx.operands[*operand].is_empty()
+                || d.props.get(op.attrs[*attr].name).is_some()
+                || scalable.is_some_and(|s| d.props.get(op.attrs[s].name).is_some())
+        }
+        Elem::PackedIndexList {
+            packed,
+            operand,
+            attr,
+        } => {
+            !cx.operands[*packed].is_empty()
+                || !cx.operands[*operand].is_empty()
+                || d.props.get(op.attrs[*attr].name).is_some()
+        }
         Elem::OpBundles(o, a) => {
             let n = op.operands[*o]
                 .segments
@@ -623,7 +709,11 @@ pub(super) fn clause_present(
     c: &[Elem],
 ) -> bool {
     c.iter().any(|e| match e {
-        Elem::Operand(_) | Elem::Attr(_) | Elem::QualifiedAttr(_) => elem_present(m, id, op, cx, e),
+        Elem::Operand(_)
+        | Elem::Attr(_)
+        | Elem::QualifiedAttr(_)
+        | Elem::DynIndexList { .. }
+        | Elem::PackedIndexList { .. } => elem_present(m, id, op, cx, e),
         _ => false,
     })
 }
@@ -841,11 +931,149 @@ pub(super) fn print_elem(
             operand,
             attr,
             paren,
+            scalable,
         } => {
             emit_space(pr, cx);
             let stat = dense_ints(d.props.get(op.attrs[*attr].name)).unwrap_or(&[]);
             let (o, c) = if *paren { ('(', ')') } else { ('[', ']') };
-            pr.print_dynamic_index_list(cx.operands[*operand], stat, o, c);
+            let flags = scalable
+                .and_then(|sa| dense_ints(d.props.get(op.attrs[sa].name)))
+                .unwrap_or(&[]);
+            if flags.contains(&1) {
+                pr.write(&o.to_string());
+                let mut k = 0;
+                for (i, &v) in stat.iter().enumerate() {
+                    if i > 0 {
+                        pr.write(", ");
+                    }
+                    let sc = flags.get(i) == Some(&1);
+                    if sc {
+                        pr.write("[");
+                    }
+                    if v == crate::types::DYNAMIC {
+                        if let Some(&x) = cx.operands[*operand].get(k) {
+                            pr.print_operand(x);
+                        }
+                        k += 1;
+                    } else {
+                        pr.write(&v.to_string());
+                    }
+                    if sc {
+                        pr.write("]");
+                    }
+                }
+                pr.write(&c.to_string());
+            } else {
+                pr.print_dynamic_index_list(cx.operands[*operand], stat, o, c);
+            }
+        }
+        Elem::PackedIndexList {
+            packed,
+            operand,
+            attr,
+        } => {
+            emit_space(pr, cx);
+            if let Some(&v) = cx.operands[*packed].first() {
+                pr.write("*(");
+                pr.print_operand(v);
+                pr.write(")");
+            } else {
+                let stat = dense_ints(d.props.get(op.attrs[*attr].name)).unwrap_or(&[]);
+                pr.print_dynamic_index_list(cx.operands[*operand], stat, '[', ']');
+            }
+        }
+        Elem::SemiFn(arg, r, _) => {
+            emit_space(pr, cx);
+            let a = match arg {
+                TypeRef::Operand(o) => cx.operands[*o].first().map(|&v| m.value_type(v).clone()),
+                _ => None,
+            };
+            let rs: Vec<Type> = cx.results[*r]
+                .iter()
+                .map(|&v| m.value_type(v).clone())
+                .collect();
+            if !rs.is_empty() {
+                pr.write("(");
+            }
+            if let Some(a) = a {
+                pr.print_type(&a);
+            }
+            if !rs.is_empty() {
+                pr.write(") -> ");
+                if rs.len() > 1 {
+                    pr.write("(");
+                }
+                pr.print_types(&rs);
+                if rs.len() > 1 {
+                    pr.write(")");
+                }
+            }
+        }
+        Elem::MatchDims(l, inv, all) => {
+            emit_space(pr, cx);
+            if d.props.get(op.attrs[*all].name).is_some() {
+                pr.write("all");
+            } else {
+                let v = dense_ints(d.props.get(op.attrs[*l].name)).unwrap_or(&[]);
+                let list = v
+                    .iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if d.props.get(op.attrs[*inv].name).is_some() {
+                    pr.write(&format!("except({list})"));
+                } else {
+                    pr.write(&list);
+                }
+            }
+        }
+        Elem::SeqOperands(root, extra) => {
+            if let Some(&rv) = cx.operands[*root].first() {
+                emit_space(pr, cx);
+                pr.print_operand(rv);
+                let ex = cx.operands[*extra];
+                if !ex.is_empty() {
+                    pr.write(", ");
+                    pr.print_operands(ex);
+                }
+                pr.write(" : ");
+                if !ex.is_empty() {
+                    pr.write("(");
+                }
+                pr.print_type(&m.value_type(rv).clone());
+                if !ex.is_empty() {
+                    let tys: Vec<Type> = ex.iter().map(|&v| m.value_type(v).clone()).collect();
+                    pr.write(", ");
+                    pr.print_types(&tys);
+                    pr.write(")");
+                }
+            }
+        }
+        Elem::SharedResultType(o, rs) => {
+            emit_space(pr, cx);
+            let a = cx.operands[*o].first().map(|&v| m.value_type(v).clone());
+            let r = rs
+                .first()
+                .and_then(|&r| cx.results[r].first())
+                .map(|&v| m.value_type(v).clone());
+            if let (Some(a), Some(r)) = (a, r) {
+                pr.print_type(&Type::function(vec![a], vec![r]));
+            }
+        }
+        Elem::ForeachMatch(ms, acts) => {
+            emit_space(pr, cx);
+            let syms = |i: usize| match d.props.get(op.attrs[i].name) {
+                Some(Attribute::Array(v)) => v.clone(),
+                _ => Vec::new(),
+            };
+            for (k, (a, b)) in syms(*ms).iter().zip(syms(*acts).iter()).enumerate() {
+                if k > 0 {
+                    pr.write(", ");
+                }
+                pr.print_attr(a);
+                pr.write(" -> ");
+                pr.print_attr(b);
+            }
         }
         Elem::Mnk(ids) => {
             emit_space(pr, cx);
