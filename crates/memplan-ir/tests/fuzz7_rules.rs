@@ -13,8 +13,6 @@
 mod common;
 
 use memplan_ir::{parse_module, print_module, ParseOptions, PrintOptions, Registry};
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 /// `None`: MLIR accepts the module; `Some(needle)`: MLIR rejects it and memplan's message
 /// must contain `needle`.
@@ -317,21 +315,14 @@ fn memplan_print(src: &str, generic: bool) -> String {
 
 /// mlir-opt-22's print of `src` (custom or generic form); `None` without the tool.
 fn mlir_print(src: &str, generic: bool) -> Option<String> {
-    let mut cmd = Command::new("mlir-opt-22");
-    cmd.arg("--allow-unregistered-dialect");
-    if generic {
-        cmd.arg("--mlir-print-op-generic");
-    }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
-    assert!(out.status.success(), "mlir-opt-22 rejects {src}");
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    let args: &[&str] = if generic {
+        &["--mlir-print-op-generic"]
+    } else {
+        &[]
+    };
+    let (ok, out) = common::run_mlir_opt(src, args)?;
+    assert!(ok, "mlir-opt-22 rejects {src}");
+    Some(out)
 }
 
 /// An entry block without ops and arguments keeps its `^bb0:` label only in the generic form

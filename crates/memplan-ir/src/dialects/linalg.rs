@@ -694,13 +694,7 @@ fn verify_named(m: &Module, op: OpId) -> Result<(), String> {
     // Inputs then outputs, as one slice.
     let all = &m.operands(op)[..ins.len() + outs.len()];
     if let Some(Attribute::Array(list)) = d.attrs.get(MEMOIZED) {
-        let maps: Vec<&AffineMap> = list
-            .iter()
-            .filter_map(|a| match a {
-                Attribute::AffineMap(map) => Some(map),
-                _ => None,
-            })
-            .collect();
+        let maps = affine_maps(list);
         if maps.len() == list.len() && !maps.is_empty() {
             return verify_memoized(m, &d.name, all, &maps);
         }
@@ -821,13 +815,7 @@ fn verify_hand(m: &Module, op: OpId) -> Result<(), String> {
             all.len()
         ));
     }
-    let maps: Vec<&AffineMap> = maps
-        .iter()
-        .filter_map(|a| match a {
-            Attribute::AffineMap(map) => Some(map),
-            _ => None,
-        })
-        .collect();
+    let maps = affine_maps(maps);
     if maps.len() != all.len() {
         return Err("expected indexing_maps to hold affine maps".into());
     }
@@ -2672,4 +2660,14 @@ fn verify_relayout(m: &Module, op: OpId) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The affine maps of an attribute list (other entries skipped: callers compare the counts).
+fn affine_maps(list: &[Attribute]) -> Vec<&AffineMap> {
+    list.iter()
+        .filter_map(|a| match a {
+            Attribute::AffineMap(map) => Some(map),
+            _ => None,
+        })
+        .collect()
 }

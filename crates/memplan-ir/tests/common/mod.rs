@@ -45,15 +45,7 @@ pub fn memplan_verdict(src: &str) -> Result<(), String> {
 /// mlir-opt-22's verdict with `--allow-unregistered-dialect` (`None` when the tool is not
 /// installed).
 pub fn mlir_verdict(src: &str) -> Option<bool> {
-    let mut child = Command::new("mlir-opt-22")
-        .arg("--allow-unregistered-dialect")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
-    Some(child.wait().ok()?.success())
+    run_mlir_opt(src, &[]).map(|(ok, _)| ok)
 }
 
 /// Parses, verifies and prints `src` (generic or custom form); panics naming the input when
@@ -73,15 +65,12 @@ pub fn print_checked(src: &str, generic: bool) -> String {
     )
 }
 
-/// `mlir-opt-22`'s generic, local-scope print of `src` (`None` without the tool or when it
-/// rejects the input).
-pub fn mlir_normalised(src: &str) -> Option<String> {
+/// `mlir-opt-22 --allow-unregistered-dialect ARGS` on `src`: `None` without the tool, else
+/// whether it accepted the input and what it printed.
+pub fn run_mlir_opt(src: &str, args: &[&str]) -> Option<(bool, String)> {
     let mut child = Command::new("mlir-opt-22")
-        .args([
-            "--allow-unregistered-dialect",
-            "--mlir-print-op-generic",
-            "--mlir-print-local-scope",
-        ])
+        .arg("--allow-unregistered-dialect")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -89,9 +78,20 @@ pub fn mlir_normalised(src: &str) -> Option<String> {
         .ok()?;
     child.stdin.take()?.write_all(src.as_bytes()).ok()?;
     let out = child.wait_with_output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    Some((
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}
+
+/// `mlir-opt-22`'s generic, local-scope print of `src` (`None` without the tool or when it
+/// rejects the input).
+pub fn mlir_normalised(src: &str) -> Option<String> {
+    let (ok, out) = run_mlir_opt(
+        src,
+        &["--mlir-print-op-generic", "--mlir-print-local-scope"],
+    )?;
+    ok.then_some(out)
 }
 
 /// Every module in `srcs` prints (custom and generic form) so that both read back the same;
