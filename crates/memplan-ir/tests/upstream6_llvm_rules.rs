@@ -196,6 +196,31 @@ const CASES: &[(&str, Option<&str>)] = &[
         "module attributes {llvm.data_layout = 1 : i32} {\n}",
         Some("expected 'llvm.data_layout' to be a string attributes"),
     ),
+    // ---- nvvm.grid_constant on kernel arguments, rocdl.kernel on LLVM functions only ----
+    (
+        "llvm.func @k(%a: !llvm.ptr {llvm.byval = i32, nvvm.grid_constant}) {\n  llvm.return\n}",
+        Some("attribute must be present only on kernel arguments"),
+    ),
+    (
+        "llvm.func @k(%a: !llvm.ptr {nvvm.grid_constant}) attributes {nvvm.kernel} {\n  llvm.return\n}",
+        Some("attribute requires the argument to also have attribute 'llvm.byval'"),
+    ),
+    (
+        "llvm.func @k(%a: !llvm.ptr {llvm.byval = i32, nvvm.grid_constant = true}) attributes {nvvm.kernel} {\n  llvm.return\n}",
+        Some("must be a unit attribute"),
+    ),
+    (
+        "llvm.func @k(%a: !llvm.ptr {llvm.byval = i32, nvvm.grid_constant}) attributes {nvvm.kernel} {\n  llvm.return\n}",
+        None,
+    ),
+    (
+        "func.func private @f() attributes {rocdl.kernel}",
+        Some("attribute attached to unexpected op"),
+    ),
+    (
+        "llvm.func @f() attributes {rocdl.kernel} {\n  llvm.return\n}",
+        None,
+    ),
 ];
 
 /// Modules whose prints must read back the same (and normalise like mlir-opt-22's).

@@ -334,12 +334,52 @@ fn print_mma(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-/// The NVVM dialect's discardable attributes, checked on any op that carries them (MLIR's
-/// `NVVMDialect::verifyOperationAttribute`): `nvvm.kernel` marks LLVM functions only.
+/// The NVVM and ROCDL dialects' discardable attributes, checked on any op that carries them
+/// (MLIR's `NVVMDialect::verifyOperationAttribute` / `ROCDLDialect::verifyOperationAttribute`):
+/// `nvvm.kernel` and `rocdl.kernel` mark LLVM functions only; and NVVM's
+/// `verifyRegionArgAttribute`: an argument's `nvvm.grid_constant` needs a kernel, must be a
+/// unit attribute and needs `llvm.byval` on the same argument.
 pub fn verify_discardable_attrs(m: &crate::ir::Module, op: crate::ir::OpId) -> Result<(), String> {
+    use crate::Attribute;
     let d = m.op(op);
     if d.attrs.get("nvvm.kernel").is_some() && d.name != "llvm.func" {
         return Err("'nvvm.kernel' attribute attached to unexpected op".into());
+    }
+    if d.attrs.get("rocdl.kernel").is_some() && d.name != "llvm.func" {
+        return Err("'\"rocdl.kernel\"' attribute attached to unexpected op".into());
+    }
+    // function-like ops keep their argument attributes in `arg_attrs`
+    if !matches!(d.name.as_str(), "llvm.func" | "func.func" | "gpu.func") {
+        return Ok(());
+    }
+    let Some(Attribute::Array(args)) = d
+        .props
+        .get("arg_attrs")
+        .or_else(|| d.attrs.get("arg_attrs"))
+    else {
+        return Ok(());
+    };
+    let kernel = d.attrs.get("nvvm.kernel").is_some();
+    for arg in args {
+        let Attribute::Dict(dict) = arg else {
+            continue;
+        };
+        let find = |name: &str| dict.0.iter().find(|na| na.name.as_str() == name);
+        let Some(gc) = find("nvvm.grid_constant") else {
+            continue;
+        };
+        if !kernel {
+            return Err(
+                "'\"nvvm.grid_constant\"' attribute must be present only on kernel arguments"
+                    .into(),
+            );
+        }
+        if !matches!(gc.value, Attribute::Unit) {
+            return Err("'\"nvvm.grid_constant\"' must be a unit attribute".into());
+        }
+        if find("llvm.byval").is_none() {
+            return Err("'\"nvvm.grid_constant\"' attribute requires the argument to also have attribute 'llvm.byval'".into());
+        }
     }
     Ok(())
 }
