@@ -299,6 +299,7 @@ impl Ctx<'_> {
         }
         crate::dialects::gpu::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         crate::dialects::nvvm::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
+        crate::dialects::rocdl::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         crate::dialects::llvm::verify_discardable_attrs(m, op).map_err(|e| err(m, op, e))?;
         // MLIR reports data-layout errors at the op without the "'op' op" prefix.
         crate::dialects::dlti::verify_discardable_attrs(m, op)

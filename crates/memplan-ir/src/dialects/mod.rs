@@ -24,6 +24,7 @@ pub mod math;
 pub mod memref;
 pub mod nvgpu;
 pub mod nvvm;
+pub mod rocdl;
 pub mod scf;
 pub mod tensor;
 pub mod transform;

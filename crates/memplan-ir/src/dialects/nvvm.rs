@@ -334,9 +334,8 @@ fn print_mma(p: &mut Printer<'_>, op: OpId) -> bool {
     true
 }
 
-/// The NVVM and ROCDL dialects' discardable attributes, checked on any op that carries them
-/// (MLIR's `NVVMDialect::verifyOperationAttribute` / `ROCDLDialect::verifyOperationAttribute`):
-/// `nvvm.kernel` and `rocdl.kernel` mark LLVM functions only; and NVVM's
+/// The NVVM dialect's discardable attributes, checked on any op that carries them (MLIR's
+/// `NVVMDialect::verifyOperationAttribute`): `nvvm.kernel` marks LLVM functions only; and
 /// `verifyRegionArgAttribute`: an argument's `nvvm.grid_constant` needs a kernel, must be a
 /// unit attribute and needs `llvm.byval` on the same argument.
 pub fn verify_discardable_attrs(m: &crate::ir::Module, op: crate::ir::OpId) -> Result<(), String> {
@@ -344,9 +343,6 @@ pub fn verify_discardable_attrs(m: &crate::ir::Module, op: crate::ir::OpId) -> R
     let d = m.op(op);
     if d.attrs.get("nvvm.kernel").is_some() && d.name != "llvm.func" {
         return Err("'nvvm.kernel' attribute attached to unexpected op".into());
-    }
-    if d.attrs.get("rocdl.kernel").is_some() && d.name != "llvm.func" {
-        return Err("'\"rocdl.kernel\"' attribute attached to unexpected op".into());
     }
     // function-like ops keep their argument attributes in `arg_attrs`
     if !matches!(d.name.as_str(), "llvm.func" | "func.func" | "gpu.func") {
