@@ -23,6 +23,13 @@
 //! the K largest buffers), `--round-factor F` the largest rounding unit (in
 //! units of the problem's), `--widths W1,W2,..` the window widths,
 //! `--skip-whole` leaves out the whole problem itself.
+//! With `--restarts CAP`, asks whether everything fits within `CAP` bytes by
+//! randomised restarts of the decision search
+//! (`memplan_core::algo::exact::decide_restarts`): `--seed S` seeds the random
+//! orders, `--budget N` is the node budget at Luby value 1, `--noise P` the
+//! primary key's random factor in percent, `--node-limit` and `--time` stop it;
+//! `--out PLAN.csv` writes the plan found (the input's columns plus `offset`),
+//! after the independent checker has passed it.
 
 use std::time::{Duration, Instant};
 
@@ -61,6 +68,34 @@ fn read_csv(path: &str) -> Result<Problem, String> {
     Ok(Problem::new(bufs))
 }
 
+/// Writes the input CSV's rows with an `offset` column (replacing one if present).
+fn write_plan(input: &str, offsets: &[u64], path: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(input).map_err(|e| e.to_string())?;
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let keep: Vec<usize> = (0..header.len())
+        .filter(|&i| header[i] != "offset")
+        .collect();
+    let mut out = String::new();
+    let cols: Vec<&str> = keep.iter().map(|&i| header[i]).collect();
+    out.push_str(&cols.join(","));
+    out.push_str(",offset\n");
+    for (l, o) in lines.zip(offsets) {
+        let f: Vec<&str> = l.split(',').map(str::trim).collect();
+        let row: Vec<&str> = keep
+            .iter()
+            .map(|&i| f.get(i).copied().unwrap_or(""))
+            .collect();
+        out.push_str(&format!("{},{o}\n", row.join(",")));
+    }
+    std::fs::write(path, out).map_err(|e| e.to_string())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut time = 10.0f64;
@@ -73,6 +108,9 @@ fn main() {
     let mut node_limit: Option<u64> = None;
     let mut progress = false;
     let mut relax: Option<f64> = None;
+    let mut restarts: Option<u64> = None;
+    let mut sopts = memplan_core::algo::exact::RestartOptions::default();
+    let mut out_path: Option<String> = None;
     let mut ropts = memplan_core::algo::exact::RelaxOptions::default();
     let list = |s: &str| -> Vec<usize> { s.split(',').filter_map(|x| x.parse().ok()).collect() };
     let mut i = 0;
@@ -99,7 +137,24 @@ fn main() {
                 ropts.upper = dopts.upper;
                 i += 1;
             }
+            "--restarts" => {
+                restarts = args[i + 1].parse().ok();
+                i += 1;
+            }
+            "--seed" => {
+                sopts.seed = args[i + 1].parse().unwrap_or(sopts.seed);
+                i += 1;
+            }
+            "--noise" => {
+                sopts.noise_percent = args[i + 1].parse().unwrap_or(sopts.noise_percent);
+                i += 1;
+            }
+            "--out" => {
+                out_path = Some(args[i + 1].clone());
+                i += 1;
+            }
             "--budget" => {
+                sopts.base_budget = args[i + 1].parse().unwrap_or(sopts.base_budget);
                 dopts.first_budget = args[i + 1].parse().unwrap_or(dopts.first_budget);
                 ropts.first_budget = args[i + 1].parse().unwrap_or(ropts.first_budget);
                 i += 1;
@@ -162,6 +217,46 @@ fn main() {
             println!(
                 "{f}: max-load {lb}, offset-domain bound {b} (+{}), {runs} filterings, {:.2} s",
                 b - lb,
+                t.elapsed().as_secs_f64()
+            );
+            continue;
+        }
+        if let Some(c) = restarts {
+            use memplan_core::algo::exact::{decide_restarts, Decision};
+            let t = Instant::now();
+            let mut o = sopts.clone();
+            o.deadline = Some(t + Duration::from_secs_f64(time));
+            o.node_limit = node_limit.unwrap_or(u64::MAX);
+            let r = decide_restarts(&p, c, &o);
+            let what = match &r.decision {
+                Decision::Plan(off) => {
+                    let peak = p
+                        .buffers
+                        .iter()
+                        .zip(off)
+                        .map(|(b, &o)| o + b.size)
+                        .max()
+                        .unwrap_or(0);
+                    match check_offsets(&p, off) {
+                        Err(e) => format!("plan FAILED the checker: {e}"),
+                        Ok(_) => {
+                            if let Some(path) = &out_path {
+                                if let Err(e) = write_plan(&f, off, path) {
+                                    eprintln!("{path}: {e}");
+                                }
+                            }
+                            format!("plan found, peak {peak}, checked")
+                        }
+                    }
+                }
+                Decision::Infeasible => "infeasible (proved)".to_string(),
+                Decision::Unknown => "undecided".to_string(),
+            };
+            println!(
+                "{f}: capacity {c}, seed {}: {what}; {} restarts, {} nodes, {:.2} s",
+                o.seed,
+                r.restarts,
+                r.nodes,
                 t.elapsed().as_secs_f64()
             );
             continue;

@@ -372,3 +372,57 @@ fn a_lower_bound_refuted_at_the_root_is_raised_in_few_probes() {
     assert_eq!(&got.offsets[2..], &[2 * g, 2 * g]);
     assert!(got.optimal, "stopped: {:?}", got.stop_reason);
 }
+
+/// `decide_restarts` (randomised restarts of the decision search) against brute
+/// force: below the optimum it never returns a plan (it may prove infeasible),
+/// at the optimum it finds a plan, every plan passes the checker and fits the
+/// capacity, and the same seed repeats the same answer and node count.
+#[test]
+fn restarts_decide_like_brute_force() {
+    use memplan_core::algo::exact::{decide_restarts, Decision, RestartOptions};
+    let mut rng = Rng(0x005E_ED0F_4E57_A475);
+    let (mut refuted, mut found) = (0, 0);
+    for case in 0..300 {
+        let n = 2 + (case % 5);
+        let p = random_rich(&mut rng, n);
+        if p.validate().is_err() || p.buffers.iter().all(|b| b.fixed_offset.is_some()) {
+            continue;
+        }
+        let want = brute_offsets(&p);
+        let opts = RestartOptions {
+            seed: case as u64,
+            base_budget: 1 + rng.below(8),
+            node_limit: 1_000_000,
+            ..RestartOptions::default()
+        };
+        let below = decide_restarts(&p, want - 1, &opts);
+        match below.decision {
+            Decision::Plan(off) => panic!("case {case}: plan {off:?} below the optimum {want}"),
+            Decision::Infeasible => refuted += 1,
+            Decision::Unknown => panic!("case {case}: a million nodes left {} undecided", want - 1),
+        }
+        let at = decide_restarts(&p, want, &opts);
+        match &at.decision {
+            Decision::Plan(off) => {
+                check_offsets(&p, off).expect("valid plan");
+                let peak = p.buffers.iter().zip(off).map(|(b, &o)| o + b.size).max();
+                assert!(
+                    peak <= Some(want),
+                    "case {case}: peak {peak:?} above {want}"
+                );
+                found += 1;
+            }
+            other => panic!("case {case}: no plan at the optimum {want}: {other:?}"),
+        }
+        let again = decide_restarts(&p, want, &opts);
+        assert_eq!(
+            (&again.decision, again.nodes),
+            (&at.decision, at.nodes),
+            "case {case}"
+        );
+    }
+    assert!(
+        refuted > 100 && found > 100,
+        "{refuted} refuted, {found} found"
+    );
+}

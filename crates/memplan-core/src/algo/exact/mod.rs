@@ -40,6 +40,7 @@ mod lns;
 mod model;
 mod pairs;
 mod relax;
+mod restarts;
 mod search;
 
 use std::collections::BTreeMap;
@@ -56,6 +57,7 @@ use domains::{Domains, Filtered};
 use model::Model;
 use pairs::PairSearch;
 pub use relax::{relax, relax_bound, RelaxBound, RelaxOptions, RelaxProof, Relaxation};
+pub use restarts::{decide_restarts, luby, Decision, RestartOptions, RestartResult};
 use search::{Key, Order, Search, Status};
 
 /// Above this many overlapping pairs the overlap lists would not fit comfortably in
@@ -734,14 +736,6 @@ fn orders(m: &Model) -> Vec<Order> {
         Key::Area => &area,
         Key::Total => &total,
     };
-    // Twin classes: same size, alignment, live sections and fixed neighbours.
-    let mut classes: BTreeMap<TwinKey<'_>, Vec<u32>> = BTreeMap::new();
-    for b in 0..n {
-        classes
-            .entry((m.size[b], m.align[b], m.live.row(b), m.fixed.row(b)))
-            .or_default()
-            .push(b as u32);
-    }
     // Each key triple twice: re-ranked after splits (MiniMalloc's behaviour, best on
     // most instances) and with fixed static ranks (much better on some, e.g. F).
     [true, false]
@@ -758,26 +752,41 @@ fn orders(m: &Model) -> Vec<Order> {
                     .then(k[2][b].cmp(&k[2][a]))
                     .then(a.cmp(&b))
             });
-            let mut rank = vec![0u32; n];
-            for (r, &b) in perm.iter().enumerate() {
-                rank[b as usize] = r as u32;
-            }
-            let mut twin_prev = vec![u32::MAX; n];
-            for members in classes.values() {
-                let mut g = members.clone();
-                g.sort_by_key(|&b| rank[b as usize]);
-                for w in g.windows(2) {
-                    twin_prev[w[1] as usize] = w[0];
-                }
-            }
-            Order {
-                keys: spec,
-                rerank,
-                rank,
-                twin_prev,
-            }
+            order_from_perm(m, spec, rerank, &perm)
         })
         .collect()
+}
+
+/// The order that ranks the movable buffers as `perm` lists them (first =
+/// rank 0), with twins (same size, alignment, live sections and fixed
+/// neighbours) chained in rank order.
+fn order_from_perm(m: &Model, keys: [Key; 3], rerank: bool, perm: &[u32]) -> Order {
+    let n = m.n();
+    let mut rank = vec![0u32; n];
+    for (r, &b) in perm.iter().enumerate() {
+        rank[b as usize] = r as u32;
+    }
+    let mut classes: BTreeMap<TwinKey<'_>, Vec<u32>> = BTreeMap::new();
+    for b in 0..n {
+        classes
+            .entry((m.size[b], m.align[b], m.live.row(b), m.fixed.row(b)))
+            .or_default()
+            .push(b as u32);
+    }
+    let mut twin_prev = vec![u32::MAX; n];
+    for members in classes.values() {
+        let mut g = members.clone();
+        g.sort_by_key(|&b| rank[b as usize]);
+        for w in g.windows(2) {
+            twin_prev[w[1] as usize] = w[0];
+        }
+    }
+    Order {
+        keys,
+        rerank,
+        rank,
+        twin_prev,
+    }
 }
 
 /// Lowest-fit greedy: buffers in the order given, each at the lowest aligned offset
