@@ -426,3 +426,66 @@ fn restarts_decide_like_brute_force() {
         "{refuted} refuted, {found} found"
     );
 }
+
+/// `exact` with its restart phase (`Options::restarts`), on problems whose
+/// optimum is above the max-load bound: small node budgets stop the search
+/// early so the restarts run (they spend the second half of the budget); every
+/// plan is valid and no better than the brute-force optimum, "optimal" only
+/// when it is the optimum, a capacity below the optimum is never met (proved
+/// infeasible or not fitted), the one at the optimum never refuted, and each
+/// run repeats bit for bit.
+#[test]
+fn restart_phase_keeps_every_claim_true() {
+    let mut rng = Rng(0x0DE5_CE17_4E57_A475);
+    let (mut cases, mut restarted, mut proved) = (0, 0, 0);
+    for case in 0..1200 {
+        let p = random_rich(&mut rng, 4 + case % 3);
+        if p.validate().is_err() {
+            continue;
+        }
+        let want = brute_offsets(&p);
+        if want == bounds::max_load(&p) {
+            continue;
+        }
+        cases += 1;
+        let mut opts = exact_opts();
+        let limit = 2 + rng.below(60);
+        opts.node_limit = Some(limit);
+        opts.restarts = Some(case as u64);
+        let got = plan(&p, &opts).expect("plans");
+        check_offsets(&p, &got.offsets).expect("valid plan");
+        assert!(got.peak() >= want, "case {case}: below the optimum");
+        restarted += usize::from(got.stats.nodes > limit / 2);
+        if got.optimal {
+            assert_eq!(got.peak(), want, "case {case}: wrong optimality claim");
+            proved += 1;
+        }
+        let again = plan(&p, &opts).expect("plans");
+        assert_eq!(
+            (&again.offsets, again.stats.nodes),
+            (&got.offsets, got.stats.nodes),
+            "case {case}: not repeatable"
+        );
+        for (cap, fits) in [(want - 1, false), (want, true)] {
+            let mut q = p.clone();
+            q.capacity = Some(cap);
+            match plan(&q, &opts) {
+                Ok(r) => {
+                    assert!(fits, "case {case}: capacity {cap} below the optimum met");
+                    check_offsets(&q, &r.offsets).expect("valid plan");
+                    assert!(r.peak() <= cap);
+                }
+                Err(PlanError::Infeasible { .. }) => {
+                    assert!(!fits, "case {case}: the optimum {cap} refuted")
+                }
+                Err(PlanError::DoesNotFit { .. }) => {}
+                Err(e) => panic!("case {case}: {e}"),
+            }
+        }
+    }
+    eprintln!("{cases} cases, {restarted} restarted, {proved} proved");
+    assert!(
+        cases > 100 && restarted > 10 && proved > 30,
+        "{cases} cases, {restarted} restarted, {proved} proved"
+    );
+}

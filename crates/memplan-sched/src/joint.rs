@@ -391,6 +391,7 @@ impl Search<'_> {
             time_limit: remaining,
             node_limit: Some(self.leaf_node_limit),
             progress: None,
+            restarts: None,
         };
         match place_with_bound(self.g, &order, &exact) {
             Ok((q, bound)) => {

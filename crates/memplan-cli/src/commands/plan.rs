@@ -73,6 +73,11 @@ pub struct PlanArgs {
     /// Node budget for searching planners (deterministic, unlike --time-limit).
     #[arg(long, value_name = "N")]
     pub node_limit: Option<u64>,
+    /// `exact` only: give the search half the time and nodes, then ask one unit below the
+    /// best peak again and again by randomised restarts seeded by SEED (default 1); for hard
+    /// instances and long limits (different seeds try different orders)
+    #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "1")]
+    pub restarts: Option<u64>,
     /// Write the plan here (.csv or .json; `-` for stdout).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
@@ -141,6 +146,7 @@ pub fn options_for(
         time_limit: time_limit.or(default_limit),
         node_limit,
         progress: None,
+        restarts: None,
     }
 }
 
@@ -258,7 +264,15 @@ fn plan_command(args: &PlanArgs) -> Result<(), u8> {
             2u8
         })?,
     }
-    let opts = options_for(args.algo, args.time_limit, args.node_limit);
+    if args.restarts.is_some() && args.algo != Algorithm::Exact {
+        diag::error(format!(
+            "--restarts applies to --algo exact only (got --algo {})",
+            args.algo.name()
+        ));
+        return Err(2);
+    }
+    let mut opts = options_for(args.algo, args.time_limit, args.node_limit);
+    opts.restarts = args.restarts;
     let (plan, seconds) = match plan_with_progress(&loaded, opts) {
         Ok(r) => r,
         Err(PlanError::Invalid(e)) => {

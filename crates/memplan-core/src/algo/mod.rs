@@ -133,6 +133,12 @@ pub struct Options {
     pub node_limit: Option<u64>,
     /// Progress reports (searching planners call it now and then).
     pub progress: Option<ProgressFn>,
+    /// `exact` only, opt-in: after its search (given half the time and half the
+    /// node budget) stops short of a proof, ask again and again one unit below
+    /// the best peak, with randomised restarts of the decision search seeded
+    /// by this value (`exact::decide_restarts`). Deterministic under a node
+    /// budget for a given seed; different seeds explore different orders.
+    pub restarts: Option<u64>,
 }
 
 impl Default for Options {
@@ -142,6 +148,7 @@ impl Default for Options {
             time_limit: None,
             node_limit: None,
             progress: None,
+            restarts: None,
         }
     }
 }
@@ -152,6 +159,7 @@ impl std::fmt::Debug for Options {
             .field("algorithm", &self.algorithm)
             .field("time_limit", &self.time_limit)
             .field("node_limit", &self.node_limit)
+            .field("restarts", &self.restarts)
             .finish()
     }
 }

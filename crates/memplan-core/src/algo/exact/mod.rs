@@ -150,6 +150,20 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     }
     let model = Model::build(problem);
     let orders = orders(&model);
+    // With restarts (opt-in) the search below gets half the time and half the
+    // nodes; the restarts get the rest (see `restart_descent`).
+    let (full_deadline, full_node_limit) = (deadline, node_limit);
+    let (deadline, node_limit) = match opts.restarts {
+        Some(_) => (
+            deadline.map(|d| started + (d - started) / 2),
+            if node_limit == u64::MAX {
+                u64::MAX
+            } else {
+                node_limit / 2
+            },
+        ),
+        None => (deadline, node_limit),
+    };
 
     // Upper bound: the best of the portfolio and our own lowest-fit greedy orders.
     let mut best = initial_plan(
@@ -339,7 +353,27 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
             }
         }
     }
-    report(hi, lo, search.nodes());
+    let mut nodes = search.nodes();
+    if let Some(seed) = opts.restarts {
+        if !proved_infeasible && lo < hi {
+            let r = restart_descent(
+                problem,
+                &model,
+                seed,
+                problem.capacity,
+                (&mut best, &mut hi, &mut lo),
+                full_deadline,
+                full_node_limit.saturating_sub(nodes),
+                &mut nodes,
+                &report,
+            );
+            stopped = r.or(stopped.filter(|_| lo < hi));
+            if problem.capacity.is_some_and(|c| hi > c && lo > c) {
+                proved_infeasible = true;
+            }
+        }
+    }
+    report(hi, lo, nodes);
     let optimal = !proved_infeasible && lo >= hi;
     let stop_reason = match stopped {
         Some(r) if !optimal => r,
@@ -350,11 +384,81 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
         offsets: best,
         optimal,
         stop_reason,
-        nodes: search.nodes(),
+        nodes,
         winner: None,
         proved_infeasible,
         lower_bound: lo.min(hi),
     }
+}
+
+/// The restart phase of `exact` (opt-in, [`Options::restarts`]): ask whether
+/// everything fits one unit (see `domains::unit`: every plan that cannot be
+/// lowered has its offsets, so its peak, on that grid) below the best peak
+/// (first within the capacity, when the best plan exceeds it) by randomised
+/// restarts of the decision search, take each plan found and go on below it,
+/// until a refutation proves the best peak optimal (the capacity infeasible) or
+/// the time or the `node_limit` nodes are spent. Returns why it stopped short
+/// (`None`: the bounds met).
+#[allow(clippy::too_many_arguments)]
+fn restart_descent(
+    problem: &Problem,
+    model: &Model,
+    seed: u64,
+    capacity: Option<u64>,
+    (best, hi, lo): (&mut Vec<u64>, &mut u64, &mut u64),
+    deadline: Option<Instant>,
+    node_limit: u64,
+    nodes: &mut u64,
+    report: &dyn Fn(u64, u64, u64),
+) -> Option<StopReason> {
+    let unit = domains::unit(model);
+    let mut left = node_limit;
+    let mut round = 0u64;
+    while *lo < *hi {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some(StopReason::TimeLimit);
+        }
+        if left == 0 {
+            return Some(StopReason::NodeLimit);
+        }
+        let cap = match capacity {
+            Some(c) if *hi > c => c,
+            _ => hi.saturating_sub(unit).max(*lo),
+        };
+        let opts = RestartOptions {
+            seed: seed.wrapping_add(round.wrapping_mul(0x9e37_79b9)),
+            node_limit: left,
+            deadline,
+            ..RestartOptions::default()
+        };
+        round += 1;
+        let r = restarts::decide_restarts(problem, cap, &opts);
+        *nodes = nodes.saturating_add(r.nodes);
+        left = left.saturating_sub(r.nodes);
+        match r.decision {
+            Decision::Plan(off) => {
+                *hi = peak(problem, &off);
+                *best = off;
+            }
+            // Nothing on the grid fits within `cap`, so nothing below the next
+            // grid point above it does.
+            Decision::Infeasible => {
+                *lo = (cap + 1).div_ceil(unit).saturating_mul(unit).min(*hi);
+                if capacity.is_some_and(|c| cap == c && *hi > c) {
+                    return None;
+                }
+            }
+            Decision::Unknown => {
+                return Some(if deadline.is_some_and(|d| Instant::now() >= d) {
+                    StopReason::TimeLimit
+                } else {
+                    StopReason::NodeLimit
+                });
+            }
+        }
+        report(*hi, *lo, *nodes);
+    }
+    None
 }
 
 /// Large problems: the portfolio's plan (given at most a third of the time
