@@ -391,13 +391,14 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     }
 }
 
-/// The restart phase of `exact` (opt-in, [`Options::restarts`]): ask whether
-/// everything fits one unit (see `domains::unit`: every plan that cannot be
-/// lowered has its offsets, so its peak, on that grid) below the best peak
-/// (first within the capacity, when the best plan exceeds it) by randomised
-/// restarts of the decision search, take each plan found and go on below it,
-/// until a refutation proves the best peak optimal (the capacity infeasible) or
-/// the time or the `node_limit` nodes are spent. Returns why it stopped short
+/// The restart phase of `exact` (opt-in, [`Options::restarts`]): restarts of
+/// the decision search, each with a random order, a Luby node budget and a
+/// capacity drawn from the top quarter of the gap (at least one unit below
+/// the best peak; see `domains::unit`: every plan that cannot be lowered has
+/// its offsets, so its peak, on that grid), or the capacity itself while the
+/// best plan exceeds it; each plan found becomes the best, each refutation
+/// raises the lower bound, until the bounds meet (or the capacity is refuted)
+/// or the time or the `node_limit` nodes are spent. Returns why it stopped short
 /// (`None`: the bounds met).
 #[allow(clippy::too_many_arguments)]
 fn restart_descent(
@@ -412,8 +413,10 @@ fn restart_descent(
     report: &dyn Fn(u64, u64, u64),
 ) -> Option<StopReason> {
     let unit = domains::unit(model);
+    let base = RestartOptions::default().base_budget;
+    let mut rng = restarts::Rng(seed);
     let mut left = node_limit;
-    let mut round = 0u64;
+    let mut i = 0u64;
     while *lo < *hi {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Some(StopReason::TimeLimit);
@@ -421,17 +424,27 @@ fn restart_descent(
         if left == 0 {
             return Some(StopReason::NodeLimit);
         }
+        i += 1;
+        let budget = base.saturating_mul(restarts::luby(i)).min(left);
+        // Within the capacity first; then a capacity drawn from the top quarter
+        // of the gap, at least one unit below the best peak: a lower capacity
+        // sometimes falls sooner than a higher one (filtering and section
+        // inference bite harder there; on D, 989-992 fell where 994-998 did not).
         let cap = match capacity {
             Some(c) if *hi > c => c,
-            _ => hi.saturating_sub(unit).max(*lo),
+            _ => {
+                let span = ((*hi - *lo) / 4 / unit).max(1);
+                hi.saturating_sub(unit.saturating_mul(1 + rng.below(span)))
+                    .max(*lo)
+            }
         };
         let opts = RestartOptions {
-            seed: seed.wrapping_add(round.wrapping_mul(0x9e37_79b9)),
-            node_limit: left,
+            seed: rng.next(),
+            base_budget: budget,
+            node_limit: budget,
             deadline,
             ..RestartOptions::default()
         };
-        round += 1;
         let r = restarts::decide_restarts(problem, cap, &opts);
         *nodes = nodes.saturating_add(r.nodes);
         left = left.saturating_sub(r.nodes);
@@ -449,11 +462,11 @@ fn restart_descent(
                 }
             }
             Decision::Unknown => {
-                return Some(if deadline.is_some_and(|d| Instant::now() >= d) {
-                    StopReason::TimeLimit
-                } else {
-                    StopReason::NodeLimit
-                });
+                if r.nodes == 0 {
+                    // The deadline passed before the restart began.
+                    return Some(StopReason::TimeLimit);
+                }
+                continue;
             }
         }
         report(*hi, *lo, *nodes);

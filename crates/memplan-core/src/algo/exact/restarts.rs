@@ -44,7 +44,7 @@ impl Default for RestartOptions {
             base_budget: 100_000,
             node_limit: u64::MAX,
             deadline: None,
-            noise_percent: 30,
+            noise_percent: 3,
         }
     }
 }
@@ -95,7 +95,7 @@ impl Rng {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
             0
         } else {
