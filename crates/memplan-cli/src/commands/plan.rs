@@ -73,9 +73,10 @@ pub struct PlanArgs {
     /// Node budget for searching planners (deterministic, unlike --time-limit).
     #[arg(long, value_name = "N")]
     pub node_limit: Option<u64>,
-    /// `exact` only: give the search half the time and nodes, then ask one unit below the
-    /// best peak again and again by randomised restarts seeded by SEED (default 1); for hard
-    /// instances and long limits (different seeds try different orders)
+    /// `exact` only: give the search half the time and nodes, then look for plans below the
+    /// best peak (capacities from the top quarter of the gap to the lower bound) by randomised
+    /// restarts seeded by SEED (default 1); for hard instances and long limits (run different
+    /// seeds side by side)
     #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "1")]
     pub restarts: Option<u64>,
     /// Write the plan here (.csv or .json; `-` for stdout).

@@ -134,10 +134,11 @@ pub struct Options {
     /// Progress reports (searching planners call it now and then).
     pub progress: Option<ProgressFn>,
     /// `exact` only, opt-in: after its search (given half the time and half the
-    /// node budget) stops short of a proof, ask again and again one unit below
-    /// the best peak, with randomised restarts of the decision search seeded
-    /// by this value (`exact::decide_restarts`). Deterministic under a node
-    /// budget for a given seed; different seeds explore different orders.
+    /// node budget) stops short of a proof, look for plans below the best peak
+    /// (capacities drawn from the top quarter of the gap to the lower bound)
+    /// with randomised restarts of the decision search seeded by this value
+    /// (`exact::decide_restarts`). Deterministic under a node budget for a
+    /// given seed; different seeds explore different orders.
     pub restarts: Option<u64>,
 }
 
