@@ -51,7 +51,11 @@ import csv, json, math, sys, time
 from functools import reduce
 
 import numpy as np
-import highspy
+
+try:  # only the LP solves need HiGHS; lp_fo.py reuses the problem reader without it
+    import highspy
+except ImportError:
+    highspy = None
 
 
 def read(path):
