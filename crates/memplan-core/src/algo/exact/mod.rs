@@ -829,37 +829,14 @@ type TwinKey<'a> = (u64, u64, &'a [(u32, u32)], &'a [(u64, u64)]);
 /// re-ranking after splits and once without.
 fn orders(m: &Model) -> Vec<Order> {
     let n = m.n();
-    let total: Vec<u64> = (0..n)
-        .map(|b| {
-            m.live
-                .row(b)
-                .iter()
-                .flat_map(|&(lo, hi)| lo..hi)
-                .map(|s| m.sec_total[s as usize])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let width: Vec<u64> = (0..n).map(|b| m.t_end[b] - m.t_start[b]).collect();
-    let area: Vec<u64> = (0..n).map(|b| m.size[b].saturating_mul(width[b])).collect();
-    // MiniMalloc's default preorders: WAT, TAW, TWA.
-    let specs = [
-        [Key::Width, Key::Area, Key::Total],
-        [Key::Total, Key::Area, Key::Width],
-        [Key::Total, Key::Width, Key::Area],
-    ];
-    let vec_of = |k: Key| match k {
-        Key::Width => &width,
-        Key::Area => &area,
-        Key::Total => &total,
-    };
+    let keys = restarts::KeyValues::new(m);
     // Each key triple twice: re-ranked after splits (MiniMalloc's behaviour, best on
     // most instances) and with fixed static ranks (much better on some, e.g. F).
     [true, false]
         .iter()
-        .flat_map(|&rerank| specs.iter().map(move |&spec| (rerank, spec)))
+        .flat_map(|&rerank| restarts::PREORDERS.iter().map(move |&spec| (rerank, spec)))
         .map(|(rerank, spec)| {
-            let k = spec.map(vec_of);
+            let k = spec.map(|key| keys.of(key));
             let mut perm: Vec<u32> = (0..n as u32).collect();
             perm.sort_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);

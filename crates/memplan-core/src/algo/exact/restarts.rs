@@ -172,7 +172,15 @@ pub fn decide_restarts(problem: &Problem, cap: u64, opts: &RestartOptions) -> Re
     out
 }
 
-/// MiniMalloc's three static keys of every movable buffer.
+/// MiniMalloc's default preorders (WAT, TAW, TWA), most significant key first.
+pub(crate) const PREORDERS: [[Key; 3]; 3] = [
+    [Key::Width, Key::Area, Key::Total],
+    [Key::Total, Key::Area, Key::Width],
+    [Key::Total, Key::Width, Key::Area],
+];
+
+/// MiniMalloc's three static keys of every movable buffer (shared by `exact`'s
+/// static orders and the random ones).
 pub(crate) struct KeyValues {
     width: Vec<u64>,
     area: Vec<u64>,
@@ -198,7 +206,7 @@ impl KeyValues {
         KeyValues { width, area, total }
     }
 
-    fn of(&self, k: Key) -> &[u64] {
+    pub(crate) fn of(&self, k: Key) -> &[u64] {
         match k {
             Key::Width => &self.width,
             Key::Area => &self.area,
@@ -210,12 +218,7 @@ impl KeyValues {
     /// random factor per buffer, random tie-breaks, re-ranking after splits
     /// on or off at random.
     pub(crate) fn random_order(&self, m: &Model, rng: &mut Rng, noise_percent: u64) -> Order {
-        const SPECS: [[Key; 3]; 3] = [
-            [Key::Width, Key::Area, Key::Total],
-            [Key::Total, Key::Area, Key::Width],
-            [Key::Total, Key::Width, Key::Area],
-        ];
-        let spec = SPECS[rng.below(3) as usize];
+        let spec = PREORDERS[rng.below(3) as usize];
         let rerank = rng.below(2) == 0;
         let n = m.n();
         let (k0, k1, k2) = (self.of(spec[0]), self.of(spec[1]), self.of(spec[2]));
