@@ -3,6 +3,10 @@
 //!
 //! `cargo run --release -p memplan-core --example exact_bench -- [--time SECS] [--runs K] [--cap BYTES] [--node-limit N] [--progress] FILE...`
 //!
+//! A row with an `offset` value is a buffer fixed there; an empty `offset` cell
+//! leaves that buffer movable (how `scripts/lns_descent.py` hands over a plan
+//! with a few buffers released).
+//!
 //! `--node-limit N` gives the search a node budget (deterministic: the same plan
 //! and node count every run); `--progress` prints each new best peak or lower
 //! bound with the node count and seconds at which it was found (on stderr).
@@ -52,16 +56,27 @@ fn read_csv(path: &str) -> Result<Problem, String> {
     let (al, of) = (col("alignment"), col("offset"));
     let mut bufs = Vec::new();
     for l in lines.filter(|l| !l.trim().is_empty()) {
-        let f: Vec<u64> = l
+        // An empty cell reads as "none" (only meaningful in the offset column:
+        // that buffer is movable, the others are fixed where the file puts them).
+        let f: Vec<Option<u64>> = l
             .split(',')
-            .map(|x| x.trim().parse::<u64>().map_err(|e| format!("{l}: {e}")))
+            .map(|x| match x.trim() {
+                "" => Ok(None),
+                t => t.parse::<u64>().map(Some).map_err(|e| format!("{l}: {e}")),
+            })
             .collect::<Result<_, _>>()?;
-        let mut b = Buffer::new(f[sz], f[lo], f[up]);
+        let get = |i: usize| {
+            f.get(i)
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("{l}: missing value"))
+        };
+        let mut b = Buffer::new(get(sz)?, get(lo)?, get(up)?);
         if let Some(a) = al {
-            b = b.with_align(f[a].max(1));
+            b = b.with_align(get(a)?.max(1));
         }
-        if let Some(o) = of {
-            b = b.fixed_at(f[o]);
+        if let Some(o) = of.and_then(|o| f.get(o).copied().flatten()) {
+            b = b.fixed_at(o);
         }
         bufs.push(b);
     }

@@ -74,9 +74,11 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N")]
     pub node_limit: Option<u64>,
     /// `exact` only: give the search half the time and nodes, then look for plans below the
-    /// best peak (capacities from the top quarter of the gap to the lower bound) by randomised
-    /// restarts seeded by SEED (default 1); for hard instances and long limits (run different
-    /// seeds side by side)
+    /// best peak, seeded by SEED (default 1): band moves (re-place the buffers at the top of
+    /// the best plan and their co-live neighbours, the rest kept, one unit lower) and
+    /// randomised restarts of the whole problem (capacities from the top quarter of the gap
+    /// to the lower bound); for hard instances and long limits (run different seeds side by
+    /// side)
     #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "1")]
     pub restarts: Option<u64>,
     /// Write the plan here (.csv or .json; `-` for stdout).

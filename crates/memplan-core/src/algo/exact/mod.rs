@@ -30,10 +30,15 @@
 //! clique is a lower bound of its own. A descent round never probes a
 //! capacity twice at the same budget.
 //!
+//! The opt-in restart phase (`Options::restarts`) spends the second half of the
+//! budget on band moves (`band`: the decision search re-places the top of the
+//! best plan, the rest kept) and randomised restarts of the whole problem.
+//!
 //! Dense traces (thousands of buffers, each overlapping dozens or more) skip the
 //! full search: the portfolio's plan is improved by peak rip-up (`lns`),
 //! memplan's own addition.
 
+mod band;
 mod deep;
 mod domains;
 mod lns;
@@ -391,7 +396,9 @@ pub fn plan(problem: &Problem, opts: &Options) -> SpacePlan {
     }
 }
 
-/// The restart phase of `exact` (opt-in, [`Options::restarts`]): restarts of
+/// The restart phase of `exact` (opt-in, [`Options::restarts`]): band moves
+/// from the best plan (`band`: three questions of four, once the best plan is
+/// within the capacity; they never move the lower bound) and restarts of
 /// the decision search, each with a random order, a Luby node budget and a
 /// capacity drawn from the top quarter of the gap (at least one unit below
 /// the best peak; see `domains::unit`: every plan that cannot be lowered has
@@ -417,6 +424,8 @@ fn restart_descent(
     let mut rng = restarts::Rng(seed);
     let mut left = node_limit;
     let mut i = 0u64;
+    let mut bands = band::BandState::default();
+    let mut whole = 0u64;
     while *lo < *hi {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Some(StopReason::TimeLimit);
@@ -425,7 +434,46 @@ fn restart_descent(
             return Some(StopReason::NodeLimit);
         }
         i += 1;
-        let budget = base.saturating_mul(restarts::luby(i)).min(left);
+        // Three moves of four are band moves from the best plan (`band`), once
+        // that plan is within the capacity; the fourth restarts the whole problem.
+        if i % 4 != 1 && capacity.is_none_or(|c| *hi <= c) {
+            let m = bands.next_move(problem, best, *hi, unit, &mut rng);
+            let budget = band::BAND_NODES.min(left);
+            let opts = RestartOptions {
+                seed: rng.next(),
+                node_limit: budget,
+                deadline,
+                ..RestartOptions::default()
+            };
+            let r = restarts::decide_restarts(&m.sub, m.cap, &opts);
+            *nodes = nodes.saturating_add(r.nodes);
+            left = left.saturating_sub(r.nodes);
+            let answer = match r.decision {
+                // The sub-problem keeps every other buffer where `best` has it, so
+                // its plan is a plan of the whole problem.
+                Decision::Plan(off) => {
+                    let p = peak(problem, &off);
+                    if p < *hi || (m.shake && p <= *hi) {
+                        *hi = p;
+                        *best = off;
+                    }
+                    Some(true)
+                }
+                // Refutes this neighbourhood only: the lower bound stays.
+                Decision::Infeasible => Some(false),
+                Decision::Unknown => {
+                    if r.nodes == 0 {
+                        return Some(StopReason::TimeLimit);
+                    }
+                    None
+                }
+            };
+            bands.record(&m, answer);
+            report(*hi, *lo, *nodes);
+            continue;
+        }
+        whole += 1;
+        let budget = base.saturating_mul(restarts::luby(whole)).min(left);
         // Within the capacity first; then a capacity drawn from the top quarter
         // of the gap, at least one unit below the best peak: a lower capacity
         // sometimes falls sooner than a higher one (filtering and section
