@@ -5,14 +5,21 @@ Starts from PLAN.csv (a MiniMalloc-style CSV with an `offset` column, e.g. one o
 crates/memplan-crosscheck/plans/) at height H and asks for a plan within H - 1 units
 in which only a band of buffers may move: the buffers that reach above H - 1, and the
 buffers co-live with them whose tops lie above a line `band` units lower. Everything else
-stays where the plan put it (fixed blocks for the search). Each question is one
+stays where the plan put it (fixed blocks for the search); on three questions of five
+a random 5-20% of the other buffers may move too. Each question is one
 `exact_bench --restarts` call (randomised restarts of memplan's decision search under
-a node limit); the band widens when a question is refuted or cheap and narrows when it
-runs out of nodes. A plan found is the new start (exact_bench writes it only after
-memplan's checker passed it on the whole problem) and is copied to OUTDIR.
+a node limit). The band doubles while questions are refuted, then is drawn between the
+widest refuted width and the narrowest one that ran out of nodes. With --shake K, after
+K failed questions in a row a random third of the buffers is placed anew at the current
+height (a plateau move). A plan found is the new start (exact_bench writes it only after
+memplan's checker passed it on the whole problem) and is copied to OUTDIR. The runs are
+repeatable from the seed and the start plan (every question is under a node limit).
+
+The same moves run inside memplan's own restart phase (`exact/band.rs`,
+`memplan plan --algo exact --restarts`); this script can start from a stored plan.
 
 usage: scripts/lns_descent.py EXACT_BENCH PROBLEM.csv PLAN.csv SECS OUTDIR
-           [--seed S] [--nodes N] [--unit BYTES] [--band UNITS]
+           [--seed S] [--nodes N] [--unit BYTES] [--band UNITS] [--shake K]
 """
 import argparse
 import csv
@@ -57,8 +64,8 @@ def main():
     off = [int(r["offset"]) for r in rows]
     n = len(rows)
     # Bands known to be refuted (lo) or to run out of nodes (hi) at the current
-    # capacity; each question draws its band between them, plus a random share of
-    # the other buffers co-live with the band released as well.
+    # capacity; each question draws its band between them, plus on some questions
+    # a random share of all the other buffers released as well.
     lo_band, hi_band = 0, None
     tmp = tempfile.mkdtemp(prefix="lns.")
     it = 0
@@ -84,6 +91,8 @@ def main():
             if i not in free and rng.random() < extra:
                 free.add(i)
         if shake:
+            # (The band and share above are drawn anyway, so that a seed gives the
+            # same questions as in the recorded runs.)
             # A move along the plateau: another plan of the same height, some
             # third of the buffers placed anew, to start the next descent from.
             extra = -1.0
@@ -114,15 +123,11 @@ def main():
                 keep = os.path.join(a.outdir, f"{name}.{peak}.lns{a.seed}.csv")
                 shutil.copy(out, keep)
                 lo_band, hi_band = 0, None
-        if shake:
-            failed = 0
-        elif "plan found" in last:
-            failed = 0
-        else:
-            failed += 1
         if shake or "plan found" in last:
-            pass
-        elif "infeasible" in last and extra == 0.0:
+            failed = 0
+            continue
+        failed += 1
+        if "infeasible" in last and extra == 0.0:
             lo_band = max(lo_band, band)
             if hi_band is not None and hi_band <= lo_band:
                 hi_band = None

@@ -164,11 +164,18 @@ def main():
     fx_u = [None if o is None else o // g for o in fx]
     cap_units = a.cap // g
     t0 = time.time()
-    cnf = a.keep_cnf or tempfile.mktemp(suffix=".cnf")
-    with open(cnf, "wb") as f:
+    if a.keep_cnf:
+        f = open(a.keep_cnf, "wb")
+    else:
+        f = tempfile.NamedTemporaryFile(suffix=".cnf", delete=False)
+    cnf = f.name
+    with f:
         enc = encode(live, s, al_u, fx_u, cap_units, f)
     if enc is None:
-        print(f"{a.problem}: capacity {a.cap}: UNSAT (a buffer is larger than the capacity)")
+        if not a.keep_cnf:
+            os.remove(cnf)
+        print(f"{a.problem}: capacity {a.cap}: UNSAT (a buffer, or a fixed one at its offset, "
+              "does not fit within the capacity)")
         return 0
     base, U, nv, ncl, npairs = enc
     t1 = time.time()

@@ -134,11 +134,15 @@ pub struct Options {
     /// Progress reports (searching planners call it now and then).
     pub progress: Option<ProgressFn>,
     /// `exact` only, opt-in: after its search (given half the time and half the
-    /// node budget) stops short of a proof, look for plans below the best peak
-    /// (capacities drawn from the top quarter of the gap to the lower bound)
-    /// with randomised restarts of the decision search seeded by this value
-    /// (`exact::decide_restarts`). Deterministic under a node budget for a
-    /// given seed; different seeds explore different orders.
+    /// node budget) stops short of a proof, look for plans below the best peak,
+    /// seeded by this value: three questions of four are band moves (the
+    /// decision search re-places the buffers at the top of the best plan and
+    /// their co-live neighbours one grid unit lower, everything else kept),
+    /// the fourth a randomised restart of the decision search on the whole
+    /// problem at a capacity from the top quarter of the gap to the lower bound
+    /// (`exact::decide_restarts`). Only whole-problem refutations raise the
+    /// lower bound. Deterministic under a node budget for a given seed;
+    /// different seeds explore different orders.
     pub restarts: Option<u64>,
 }
 

@@ -193,13 +193,7 @@ mod tests {
                 let answer = match r.decision {
                     Decision::Plan(off) => {
                         check_offsets(&p, &off).expect("a sub-problem's plan is a plan");
-                        let peak = p
-                            .buffers
-                            .iter()
-                            .zip(&off)
-                            .map(|(b, o)| o + b.size)
-                            .max()
-                            .unwrap_or(0);
+                        let peak = super::super::peak(&p, &off);
                         assert!(peak <= m.cap, "case {case}: plan above the move's capacity");
                         plans += 1;
                         if peak < hi || m.shake {
